@@ -1,0 +1,125 @@
+"""kubesched.sdk — the plugin author's API.
+
+Everything a plugin needs is importable from here::
+
+    from kubesched.sdk import hookimpl, Status, CycleState, Pod, NodeInfo, Handle
+
+See :mod:`kubesched.sdk.hookspecs` for the extension points and their contracts.
+"""
+
+from __future__ import annotations
+
+import pluggy
+
+from .args import ArgsError, args_schema, build_args
+from .cycle_state import CycleState, StateData
+from .events import (
+    ActionType,
+    ClusterEvent,
+    ClusterEventWithHint,
+    EventResource,
+    QueueingHint,
+    QueueingHintFn,
+)
+from .handle import (
+    Clock,
+    EventRecorder,
+    Handle,
+    NodeInfoLister,
+    ObjectClient,
+    ObjectConflict,
+    ObjectNotFound,
+    WaitingPod,
+)
+from .hookspecs import EXTENSION_POINT_HOOKS, PRIMARY_HOOKS
+from .objects import (
+    DEFAULT_MEMORY_REQUEST,
+    DEFAULT_MILLI_CPU_REQUEST,
+    AffinityTerm,
+    HostPort,
+    HostPortInfo,
+    ImageStateSummary,
+    InvalidObjectError,
+    Node,
+    NodeInfo,
+    Pod,
+    QueuedPodInfo,
+    Resource,
+    Taint,
+    Toleration,
+    find_untolerated_taint,
+    is_scalar_resource,
+)
+from .quantity import QuantityError, milli_value, parse_quantity, value
+from .selectors import LabelSelector, NodeSelector, NodeSelectorTerm, Requirement
+from .status import (
+    MAX_NODE_SCORE,
+    MIN_NODE_SCORE,
+    Code,
+    NodeScore,
+    PostFilterResult,
+    PreFilterResult,
+    Status,
+)
+
+__version__ = "0.1.0"
+
+#: The marker for hook implementations: ``@hookimpl def filter(self, state, pod, node_info): ...``
+hookimpl = pluggy.HookimplMarker("kubesched")
+
+__all__ = [
+    "DEFAULT_MEMORY_REQUEST",
+    "DEFAULT_MILLI_CPU_REQUEST",
+    "EXTENSION_POINT_HOOKS",
+    "MAX_NODE_SCORE",
+    "MIN_NODE_SCORE",
+    "PRIMARY_HOOKS",
+    "ActionType",
+    "AffinityTerm",
+    "ArgsError",
+    "Clock",
+    "ClusterEvent",
+    "ClusterEventWithHint",
+    "Code",
+    "CycleState",
+    "EventRecorder",
+    "EventResource",
+    "Handle",
+    "HostPort",
+    "HostPortInfo",
+    "ImageStateSummary",
+    "InvalidObjectError",
+    "LabelSelector",
+    "Node",
+    "NodeInfo",
+    "NodeInfoLister",
+    "NodeScore",
+    "NodeSelector",
+    "NodeSelectorTerm",
+    "ObjectClient",
+    "ObjectConflict",
+    "ObjectNotFound",
+    "Pod",
+    "PostFilterResult",
+    "PreFilterResult",
+    "QuantityError",
+    "QueuedPodInfo",
+    "QueueingHint",
+    "QueueingHintFn",
+    "Requirement",
+    "Resource",
+    "StateData",
+    "Status",
+    "Taint",
+    "Toleration",
+    "WaitingPod",
+    "__version__",
+    "args_schema",
+    "build_args",
+    "find_untolerated_taint",
+    "hookimpl",
+    "is_scalar_resource",
+    "milli_value",
+    "parse_quantity",
+    "value",
+]

@@ -1,0 +1,78 @@
+"""CycleState: data shared by the plugins of one scheduling cycle."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterator
+from typing import Any
+
+__all__ = ["CycleState", "StateData"]
+
+
+class StateData:
+    """Optional base for values stored in CycleState: override :meth:`clone` when the default
+    (a shallow copy) is not enough. Preemption clones the state to try removing pods."""
+
+    def clone(self) -> StateData:
+        return copy.copy(self)
+
+
+class CycleState:
+    """A per-cycle key/value store. Plugins write in PreFilter/PreScore and read in Filter/Score.
+
+    Keys are conventionally ``"PreFilter" + plugin name``. One CycleState exists per pod per
+    cycle; the framework clones it when it needs to evaluate "what if" (preemption).
+    """
+
+    __slots__ = (
+        "_data",
+        "pods_to_activate",
+        "record_plugin_metrics",
+        "skip_filter_plugins",
+        "skip_score_plugins",
+    )
+
+    def __init__(self) -> None:
+        self._data: dict[str, Any] = {}
+        #: Plugins whose PreFilter returned Skip: their Filter is not run this cycle.
+        self.skip_filter_plugins: set[str] = set()
+        #: Plugins whose PreScore returned Skip: their Score is not run this cycle.
+        self.skip_score_plugins: set[str] = set()
+        self.record_plugin_metrics = False
+        #: Pods (uid -> Pod) a plugin wants moved to the active queue when this cycle succeeds
+        #: (kube-scheduler's "kubernetes.io/pods-to-activate"), e.g. the siblings of a gang.
+        self.pods_to_activate: dict[str, Any] = {}
+
+    def read(self, key: str) -> Any:
+        """The value stored under ``key``; raises ``KeyError`` when absent."""
+        try:
+            return self._data[key]
+        except KeyError:
+            raise KeyError(f"{key!r} not found in cycle state") from None
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self._data.get(key, default)
+
+    def write(self, key: str, value: Any) -> None:
+        self._data[key] = value
+
+    def delete(self, key: str) -> None:
+        self._data.pop(key, None)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._data
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._data)
+
+    def clone(self) -> CycleState:
+        """A copy whose values are cloned (``value.clone()`` when it has one, else copied)."""
+        c = CycleState()
+        for k, v in self._data.items():
+            cl = getattr(v, "clone", None)
+            c._data[k] = cl() if callable(cl) else copy.copy(v)
+        c.skip_filter_plugins = set(self.skip_filter_plugins)
+        c.skip_score_plugins = set(self.skip_score_plugins)
+        c.record_plugin_metrics = self.record_plugin_metrics
+        c.pods_to_activate = self.pods_to_activate
+        return c

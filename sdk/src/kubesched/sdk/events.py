@@ -1,0 +1,139 @@
+"""Cluster events that move unschedulable pods back into the queue, and queueing hints."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import Enum, IntFlag
+from typing import Any
+
+__all__ = [
+    "ActionType",
+    "ClusterEvent",
+    "ClusterEventWithHint",
+    "EventResource",
+    "QueueingHint",
+    "QueueingHintFn",
+]
+
+
+class ActionType(IntFlag):
+    """What happened to an object; the values are kube-scheduler's."""
+
+    ADD = 1 << 0
+    DELETE = 1 << 1
+    UPDATE_NODE_ALLOCATABLE = 1 << 2
+    UPDATE_NODE_LABEL = 1 << 3
+    UPDATE_NODE_TAINT = 1 << 4
+    UPDATE_NODE_CONDITION = 1 << 5
+    UPDATE_NODE_ANNOTATION = 1 << 6
+    UPDATE_POD_LABEL = 1 << 7
+    UPDATE_POD_SCALE_DOWN = 1 << 8
+    UPDATE_POD_TOLERATION = 1 << 9
+    UPDATE_POD_SCHEDULING_GATES_ELIMINATED = 1 << 10
+    UPDATE_POD_GENERATED_RESOURCE_CLAIM = 1 << 11
+    #: Any other update (or an update that is none of the specific ones).
+    UPDATE_OTHER = 1 << 12
+
+    UPDATE = (
+        UPDATE_NODE_ALLOCATABLE
+        | UPDATE_NODE_LABEL
+        | UPDATE_NODE_TAINT
+        | UPDATE_NODE_CONDITION
+        | UPDATE_NODE_ANNOTATION
+        | UPDATE_POD_LABEL
+        | UPDATE_POD_SCALE_DOWN
+        | UPDATE_POD_TOLERATION
+        | UPDATE_POD_SCHEDULING_GATES_ELIMINATED
+        | UPDATE_POD_GENERATED_RESOURCE_CLAIM
+        | UPDATE_OTHER
+    )
+    ALL = ADD | DELETE | UPDATE
+
+
+class EventResource(str, Enum):
+    """Resources whose events the scheduler watches. Plugins may also name any other resource
+    as ``"<plural>.<group>"`` (e.g. ``"podgroups.scheduling.x-k8s.io"``) in a ClusterEvent."""
+
+    POD = "Pod"
+    #: internal: an assigned pod (matched by POD)
+    ASSIGNED_POD = "AssignedPod"
+    #: internal: an unschedulable pod (matched by POD)
+    UNSCHEDULABLE_POD = "UnschedulablePod"
+    NODE = "Node"
+    PERSISTENT_VOLUME = "PersistentVolume"
+    PERSISTENT_VOLUME_CLAIM = "PersistentVolumeClaim"
+    CSI_NODE = "CSINode"
+    CSI_DRIVER = "CSIDriver"
+    CSI_STORAGE_CAPACITY = "CSIStorageCapacity"
+    STORAGE_CLASS = "StorageClass"
+    VOLUME_ATTACHMENT = "VolumeAttachment"
+    NAMESPACE = "Namespace"
+    POD_DISRUPTION_BUDGET = "PodDisruptionBudget"
+    WILDCARD = "*"
+
+
+class QueueingHint(Enum):
+    """Returned by a queueing hint function: should this event move the pod back to the queue?"""
+
+    SKIP = 0
+    QUEUE = 1
+
+
+#: ``hint(pod, old_obj, new_obj) -> QueueingHint``; objects are API dicts (``None`` on add/delete).
+QueueingHintFn = Callable[[Any, Any, Any], QueueingHint]
+
+
+@dataclass(frozen=True)
+class ClusterEvent:
+    """A kind of change in the cluster: a resource and the actions on it."""
+
+    resource: str
+    action: ActionType = ActionType.ALL
+    label: str = ""
+
+    def is_wildcard(self) -> bool:
+        return self.resource == EventResource.WILDCARD.value and self.action == ActionType.ALL
+
+    def matches(self, incoming: ClusterEvent) -> bool:
+        """True when ``incoming`` is the same or a more specific event than this one
+        (kube-scheduler's MatchClusterEvents)."""
+        if self.is_wildcard():
+            return True
+        r = str(self.resource)
+        ir = str(incoming.resource)
+        res_ok = (
+            r == EventResource.WILDCARD.value
+            or r == ir
+            or (
+                r == EventResource.POD.value
+                and ir in (EventResource.ASSIGNED_POD.value, EventResource.UNSCHEDULABLE_POD.value)
+            )
+        )
+        return (
+            res_ok
+            and bool(self.action & incoming.action)
+            and int(incoming.action) <= int(self.action)
+        )
+
+    def __str__(self) -> str:
+        return self.label or f"{self.resource}{_action_label(self.action)}"
+
+
+def _action_label(a: ActionType) -> str:
+    if a == ActionType.ALL:
+        return "All"
+    if a == ActionType.UPDATE:
+        return "Update"
+    return "|".join(
+        "".join(w.capitalize() for w in (m.name or "").split("_")) for m in ActionType if m in a and m.name and (m & (m - 1)) == 0
+    )
+
+
+@dataclass(frozen=True)
+class ClusterEventWithHint:
+    """A ClusterEvent a plugin registers, with an optional hint that filters out events which
+    cannot make the pod schedulable. Without a hint, every matching event requeues the pod."""
+
+    event: ClusterEvent
+    hint: QueueingHintFn | None = None

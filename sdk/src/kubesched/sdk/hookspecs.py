@@ -1,0 +1,245 @@
+"""Hook specifications: one per kube-scheduler extension point.
+
+A plugin is a class whose methods are marked with :data:`kubesched.sdk.hookimpl` and named after
+these hooks. A method may declare fewer arguments than the spec (as with pytest hooks): it gets
+only those it names. The docstring of each spec is the contract.
+
+The runtime calls hooks only for the extension points where the profile enables the plugin
+(``plugins.<point>.enabled`` or ``multiPoint``). ``None`` returned from a hook means Success.
+An exception raised from a hook becomes a Status with code Error for that pod: the pod is
+requeued with backoff, a ``FailedScheduling`` event reports it and the scheduler keeps going.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import pluggy
+
+if TYPE_CHECKING:
+    from .cycle_state import CycleState
+    from .events import ClusterEvent, ClusterEventWithHint
+    from .objects import NodeInfo, Pod, QueuedPodInfo
+    from .status import NodeScore, PostFilterResult, PreFilterResult, Status
+
+hookspec = pluggy.HookspecMarker("kubesched")
+
+#: Config extension point (camelCase, as in KubeSchedulerConfiguration) -> the hooks it runs.
+EXTENSION_POINT_HOOKS: dict[str, tuple[str, ...]] = {
+    "preEnqueue": ("pre_enqueue",),
+    "queueSort": ("queue_sort_less",),
+    "preFilter": ("pre_filter", "pre_filter_add_pod", "pre_filter_remove_pod"),
+    "filter": ("filter",),
+    "postFilter": ("post_filter",),
+    "preScore": ("pre_score",),
+    "score": ("score", "normalize_score"),
+    "reserve": ("reserve", "unreserve"),
+    "permit": ("permit",),
+    "preBind": ("pre_bind",),
+    "bind": ("bind",),
+    "postBind": ("post_bind",),
+}
+
+#: Hooks whose presence means a plugin implements the extension point.
+PRIMARY_HOOKS: dict[str, tuple[str, ...]] = {
+    "preEnqueue": ("pre_enqueue",),
+    "queueSort": ("queue_sort_less",),
+    "preFilter": ("pre_filter",),
+    "filter": ("filter",),
+    "postFilter": ("post_filter",),
+    "preScore": ("pre_score",),
+    "score": ("score",),
+    "reserve": ("reserve", "unreserve"),
+    "permit": ("permit",),
+    "preBind": ("pre_bind",),
+    "bind": ("bind",),
+    "postBind": ("post_bind",),
+}
+
+
+@hookspec
+def pre_enqueue(pod: Pod) -> Status | None:
+    """PreEnqueue: may the pod enter the active queue?
+
+    Called when a pod is added or updated, before it is queued. Return Success (or ``None``) to
+    let it in. Any other status (usually Unschedulable) keeps it out of the queue as *gated*; it
+    is checked again when an event this plugin registered (:func:`events_to_register`) occurs.
+    Keep it cheap: it runs for every pod event.
+
+    :param pod: the pending pod.
+    """
+
+
+@hookspec
+def queue_sort_less(pod_info_1: QueuedPodInfo, pod_info_2: QueuedPodInfo) -> bool:
+    """QueueSort: order of the active queue.
+
+    Return True when ``pod_info_1`` should be scheduled before ``pod_info_2``. Exactly one
+    QueueSort plugin is enabled per scheduler; all profiles must use the same one.
+
+    :param pod_info_1: a queued pod (``.pod``, ``.timestamp``, ``.attempts``).
+    :param pod_info_2: another queued pod.
+    """
+
+
+@hookspec
+def events_to_register() -> Sequence[ClusterEventWithHint | ClusterEvent]:
+    """EnqueueExtensions: which cluster events may make a pod this plugin rejected schedulable.
+
+    Called once when the profile is built. When a pod was rejected (Unschedulable at PreFilter,
+    Filter, Reserve or Permit, or gated at PreEnqueue) by this plugin, only these events move it
+    back to the queue. A :class:`~kubesched.sdk.ClusterEventWithHint` may carry a queueing hint
+    ``hint(pod, old_obj, new_obj) -> QueueingHint`` that returns ``QueueingHint.SKIP`` for events
+    that cannot help. A plugin that does not implement this hook is requeued by any event.
+    """
+
+
+@hookspec
+def pre_filter(state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Any:
+    """PreFilter: check the pod and precompute state for Filter, once per cycle.
+
+    Return ``None``, a :class:`~kubesched.sdk.Status`, a
+    :class:`~kubesched.sdk.PreFilterResult` or a tuple ``(PreFilterResult | None, Status | None)``.
+
+    * Success: go on. A PreFilterResult with ``node_names`` restricts Filter to those nodes; the
+      results of all PreFilter plugins are intersected, and an empty intersection makes the pod
+      UnschedulableAndUnresolvable.
+    * Skip: this plugin has nothing to do for this pod; its Filter is not called this cycle.
+    * Unschedulable / UnschedulableAndUnresolvable: the cycle stops, the pod is unschedulable on
+      every node with these reasons; PostFilter runs.
+    * Error: the cycle stops with an error.
+
+    :param state: the cycle's state; write what Filter will need.
+    :param pod: the pod being scheduled.
+    :param nodes: every node of the snapshot.
+    """
+
+
+@hookspec
+def pre_filter_add_pod(state: CycleState, pod_to_schedule: Pod, pod_to_add: Pod, node_info: NodeInfo) -> Status | None:
+    """PreFilter extension: update the state precomputed by :func:`pre_filter` as if
+    ``pod_to_add`` ran on ``node_info``'s node. Used by preemption and for nominated pods.
+    Called only for plugins enabled at preFilter. Return Success or Error.
+    """
+
+
+@hookspec
+def pre_filter_remove_pod(
+    state: CycleState, pod_to_schedule: Pod, pod_to_remove: Pod, node_info: NodeInfo
+) -> Status | None:
+    """PreFilter extension: update the precomputed state as if ``pod_to_remove`` was gone from
+    ``node_info``'s node. Used by preemption to evaluate victims. Return Success or Error.
+    """
+
+
+@hookspec
+def filter(state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+    """Filter: can the pod run on this node?
+
+    Called for each candidate node, plugins in configured order; the first plugin that does not
+    return Success decides for that node and the later ones are not called for it.
+
+    * Success: the node passes this plugin.
+    * Unschedulable: the node does not fit now; preemption may help.
+    * UnschedulableAndUnresolvable: the node does not fit and preemption cannot help.
+    * Error: an internal problem; the whole cycle fails with an error.
+
+    The reasons of a rejection are counted across nodes in the event message
+    (``0/3 nodes are available: 2 Insufficient cpu, 1 node(s) had untolerated taint ...``).
+    Do not modify ``node_info``.
+
+    :param state: the cycle's state, as PreFilter left it.
+    :param pod: the pod being scheduled.
+    :param node_info: the node with its pods and running totals.
+    """
+
+
+@hookspec
+def post_filter(state: CycleState, pod: Pod, filtered_node_status: Mapping[str, Status]) -> Any:
+    """PostFilter: called only when no node passed Filter (e.g. to preempt other pods).
+
+    Return ``None``, a Status, a :class:`~kubesched.sdk.PostFilterResult` or a tuple
+    ``(PostFilterResult | None, Status | None)``. Success (with a nominated node) stops the other
+    PostFilter plugins; Unschedulable lets the next one try; UnschedulableAndUnresolvable or Error
+    stops them. The pod goes back to the queue either way; a nominated node is recorded in
+    ``status.nominatedNodeName``. A message in the status is appended to the event message.
+
+    :param filtered_node_status: node name -> the status that rejected it.
+    """
+
+
+@hookspec
+def pre_score(state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:
+    """PreScore: precompute state for Score, once per cycle, over the nodes that passed Filter.
+
+    Skip means this plugin's Score is not called this cycle. Any status other than Success or
+    Skip fails the cycle with an error.
+    """
+
+
+@hookspec
+def score(state: CycleState, pod: Pod, node_info: NodeInfo) -> Any:
+    """Score: rank a feasible node.
+
+    Return an ``int`` (or ``(int, Status)``). Without :func:`normalize_score` the score must be
+    in ``0..100``; the framework multiplies it by the plugin's weight and sums over plugins. The
+    node with the highest total wins; ties are broken at random. A Status other than Success
+    fails the cycle with an error.
+    """
+
+
+@hookspec
+def normalize_score(state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status | None:
+    """NormalizeScore: rewrite the raw scores of this plugin, in place, so they end in
+    ``0..100`` (e.g. scale by the maximum, or reverse). Called once per cycle after all nodes
+    are scored. A score outside ``0..100`` afterwards fails the cycle with an error.
+
+    :param scores: one :class:`~kubesched.sdk.NodeScore` (``name``, ``score``) per feasible node.
+    """
+
+
+@hookspec
+def reserve(state: CycleState, pod: Pod, node_name: str) -> Status | None:
+    """Reserve: the node is chosen and the pod is assumed on it; reserve what the plugin tracks.
+
+    Any status other than Success (Unschedulable with a reason, or Error) aborts: every Reserve
+    plugin gets :func:`unreserve` in reverse order and the pod is requeued.
+    """
+
+
+@hookspec
+def unreserve(state: CycleState, pod: Pod, node_name: str) -> None:
+    """Unreserve: undo :func:`reserve`. Called in reverse plugin order when a later step
+    (Reserve, Permit, PreBind, Bind) fails or the pod is rejected while waiting. Must be
+    idempotent and must not fail."""
+
+
+@hookspec
+def permit(state: CycleState, pod: Pod, node_name: str) -> Any:
+    """Permit: the last gate before binding.
+
+    Return ``None``/Success to allow, a rejection (Unschedulable) to deny, or Wait to hold the
+    pod. Wait is given as ``(Status.wait(), timeout_seconds)``; the timeout is capped at 15
+    minutes. A waiting pod is allowed or rejected through ``handle.get_waiting_pod(uid)``; when
+    the timeout expires it becomes Unschedulable (``rejected due to timeout after waiting ...``)
+    and Unreserve runs. Waiting happens in the binding cycle: other pods keep being scheduled.
+    """
+
+
+@hookspec
+def pre_bind(state: CycleState, pod: Pod, node_name: str) -> Status | None:
+    """PreBind: work before the bind (e.g. provision volumes). Runs in the binding cycle.
+    Any failure runs Unreserve and requeues the pod."""
+
+
+@hookspec
+def bind(state: CycleState, pod: Pod, node_name: str) -> Status | None:
+    """Bind: bind the pod to the node. Bind plugins run in order; return Skip to leave the pod
+    to the next one. The first one that does not skip decides; an error runs Unreserve and
+    requeues the pod. DefaultBinder binds through the cluster."""
+
+
+@hookspec
+def post_bind(state: CycleState, pod: Pod, node_name: str) -> None:
+    """PostBind: informational, after a successful bind (e.g. remember the node, clean up)."""

@@ -1,0 +1,197 @@
+"""Label selectors and node selectors with Kubernetes' matching rules."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+__all__ = [
+    "EVERYTHING",
+    "NOTHING",
+    "InvalidObjectError",
+    "LabelSelector",
+    "NodeSelector",
+    "NodeSelectorTerm",
+    "Requirement",
+]
+
+
+class InvalidObjectError(ValueError):
+    """An API object whose content cannot be understood; ``field`` is the path inside it."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(f"{field}: {message}" if field else message)
+        self.field = field
+        self.message = message
+
+
+_LABEL_OPS = {"In", "NotIn", "Exists", "DoesNotExist"}
+_NODE_OPS = _LABEL_OPS | {"Gt", "Lt"}
+
+
+class Requirement:
+    """One ``key operator values`` requirement (labels.Requirement)."""
+
+    __slots__ = ("int_value", "key", "op", "values")
+
+    def __init__(self, key: str, op: str, values: Sequence[str] = (), *, node: bool = False, field: str = "") -> None:
+        ops = _NODE_OPS if node else _LABEL_OPS
+        if op not in ops:
+            raise InvalidObjectError(f"{field}.operator", f'"{op}" is not a valid {"node selector" if node else "label selector"} operator')
+        if not isinstance(key, str) or not key:
+            raise InvalidObjectError(f"{field}.key", "key must be a non-empty string")
+        vals = [str(v) for v in (values or [])]
+        self.int_value = 0
+        if op in ("In", "NotIn") and not vals:
+            raise InvalidObjectError(f"{field}.values", "for 'in', 'notin' operators, values set can't be empty")
+        if op in ("Exists", "DoesNotExist") and vals:
+            raise InvalidObjectError(f"{field}.values", "values set must be empty for exists and does not exist")
+        if op in ("Gt", "Lt"):
+            if len(vals) != 1:
+                raise InvalidObjectError(f"{field}.values", "for 'Gt', 'Lt' operators, exactly one value is required")
+            try:
+                self.int_value = int(vals[0])
+            except ValueError:
+                raise InvalidObjectError(f"{field}.values[0]", f"for 'Gt', 'Lt' operators, the value must be an integer: {vals[0]!r}") from None
+        self.key = key
+        self.op = op
+        self.values = frozenset(vals)
+
+    def matches(self, labels: Mapping[str, str]) -> bool:
+        op = self.op
+        if op == "In":
+            return labels.get(self.key) in self.values if self.key in labels else False
+        if op == "NotIn":
+            return self.key not in labels or labels[self.key] not in self.values
+        if op == "Exists":
+            return self.key in labels
+        if op == "DoesNotExist":
+            return self.key not in labels
+        if self.key not in labels:
+            return False
+        try:
+            v = int(labels[self.key])
+        except ValueError:
+            return False
+        return v > self.int_value if op == "Gt" else v < self.int_value
+
+    def __repr__(self) -> str:
+        return f"Requirement({self.key!r}, {self.op!r}, {sorted(self.values)!r})"
+
+
+class LabelSelector:
+    """A metav1.LabelSelector: ``matchLabels`` and ``matchExpressions``, all ANDed.
+
+    ``LabelSelector.parse(None)`` matches nothing and ``LabelSelector.parse({})`` matches
+    everything, as ``metav1.LabelSelectorAsSelector`` does.
+    """
+
+    __slots__ = ("_nothing", "requirements")
+
+    def __init__(self, requirements: Sequence[Requirement] = (), *, nothing: bool = False) -> None:
+        self.requirements = tuple(requirements)
+        self._nothing = nothing
+
+    @classmethod
+    def parse(cls, raw: Mapping[str, Any] | None, field: str = "labelSelector") -> LabelSelector:
+        if raw is None:
+            return NOTHING
+        if not isinstance(raw, Mapping):
+            raise InvalidObjectError(field, "must be an object")
+        reqs: list[Requirement] = []
+        for k, v in sorted((raw.get("matchLabels") or {}).items()):
+            reqs.append(Requirement(k, "In", [v], field=f"{field}.matchLabels[{k}]"))
+        for i, e in enumerate(raw.get("matchExpressions") or []):
+            f = f"{field}.matchExpressions[{i}]"
+            if not isinstance(e, Mapping):
+                raise InvalidObjectError(f, "must be an object")
+            reqs.append(Requirement(e.get("key", ""), e.get("operator", ""), e.get("values") or [], field=f))
+        return cls(reqs)
+
+    def matches(self, labels: Mapping[str, str] | None) -> bool:
+        if self._nothing:
+            return False
+        lbl = labels or {}
+        for r in self.requirements:
+            if not r.matches(lbl):
+                return False
+        return True
+
+    def is_empty(self) -> bool:
+        """True when it matches everything."""
+        return not self._nothing and not self.requirements
+
+    def is_nothing(self) -> bool:
+        return self._nothing
+
+    def __repr__(self) -> str:
+        return "LabelSelector(nothing)" if self._nothing else f"LabelSelector({list(self.requirements)!r})"
+
+
+NOTHING = LabelSelector(nothing=True)
+EVERYTHING = LabelSelector()
+
+
+class NodeSelectorTerm:
+    """One term of a NodeSelector: ``matchExpressions`` on labels and ``matchFields`` on fields
+    (only ``metadata.name``), ANDed. A term with neither matches no node."""
+
+    __slots__ = ("fields", "labels")
+
+    def __init__(self, labels: Sequence[Requirement], fields: Sequence[Requirement]) -> None:
+        self.labels = tuple(labels)
+        self.fields = tuple(fields)
+
+    @classmethod
+    def parse(cls, raw: Mapping[str, Any], field: str) -> NodeSelectorTerm:
+        if not isinstance(raw, Mapping):
+            raise InvalidObjectError(field, "must be an object")
+        lbl = [
+            Requirement(e.get("key", ""), e.get("operator", ""), e.get("values") or [], node=True, field=f"{field}.matchExpressions[{i}]")
+            for i, e in enumerate(raw.get("matchExpressions") or [])
+        ]
+        flds = []
+        for i, e in enumerate(raw.get("matchFields") or []):
+            f = f"{field}.matchFields[{i}]"
+            if e.get("key") != "metadata.name":
+                raise InvalidObjectError(f"{f}.key", f'"{e.get("key")}" is not a valid field selector key (only metadata.name)')
+            if e.get("operator") not in ("In", "NotIn"):
+                raise InvalidObjectError(f"{f}.operator", f'"{e.get("operator")}" is not a valid field selector operator')
+            r = Requirement("metadata.name", e["operator"], e.get("values") or [], node=True, field=f)
+            if len(r.values) != 1:
+                raise InvalidObjectError(f"{f}.values", "must be only one value when `operator` is 'In' or 'NotIn' for node field selector")
+            flds.append(r)
+        return cls(lbl, flds)
+
+    def matches(self, node_labels: Mapping[str, str], node_name: str) -> bool:
+        if not self.labels and not self.fields:
+            return False
+        for r in self.labels:
+            if not r.matches(node_labels):
+                return False
+        if self.fields:
+            fl = {"metadata.name": node_name}
+            for r in self.fields:
+                if not r.matches(fl):
+                    return False
+        return True
+
+
+class NodeSelector:
+    """A v1.NodeSelector: its terms are ORed."""
+
+    __slots__ = ("terms",)
+
+    def __init__(self, terms: Sequence[NodeSelectorTerm]) -> None:
+        self.terms = tuple(terms)
+
+    @classmethod
+    def parse(cls, raw: Mapping[str, Any], field: str = "nodeSelector") -> NodeSelector:
+        terms = raw.get("nodeSelectorTerms") or []
+        return cls([NodeSelectorTerm.parse(t, f"{field}.nodeSelectorTerms[{i}]") for i, t in enumerate(terms)])
+
+    def matches(self, node_labels: Mapping[str, str], node_name: str) -> bool:
+        for t in self.terms:
+            if t.matches(node_labels, node_name):
+                return True
+        return False
