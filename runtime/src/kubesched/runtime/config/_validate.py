@@ -1,0 +1,302 @@
+"""Port of ``pkg/scheduler/apis/config/validation/validation.go`` (ValidateKubeSchedulerConfiguration)
+and of component-base's ``ValidateClientConnectionConfiguration`` /
+``ValidateLeaderElectionConfiguration``.
+
+Validation runs, as in kube-scheduler, on the configuration *after* defaulting and plugin
+merging. Errors keep apimachinery's ``field.Error`` wording (``Invalid value: ...``,
+``Required value``, ``Duplicate value: ...``). Plugin-args validation
+(validation_pluginargs.go) is left to each plugin, which receives its args.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ._duration import format_go_duration
+from ._schema import go_repr
+from ._types import (
+    EXTENSION_POINTS,
+    V1,
+    V1BETA2,
+    V1BETA3,
+    ConfigError,
+    PluginSet,
+    SchedulerConfiguration,
+)
+
+# invalidPluginsByVersion, as each version's last serving release had it: (version, plugins).
+# v1: release-1.34; v1beta3: release-1.28; v1beta2: release-1.27.
+_INVALID_PLUGINS: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
+    V1: ((V1, ("AzureDiskLimits", "CinderLimits", "EBSLimits", "GCEPDLimits")),),
+    V1BETA3: ((V1BETA3, ()),),
+    V1BETA2: (
+        (
+            V1BETA2,
+            (
+                "NodeLabel",
+                "ServiceAffinity",
+                "NodePreferAvoidPods",
+                "NodeResourcesLeastAllocated",
+                "NodeResourcesMostAllocated",
+                "RequestedToCapacityRatio",
+            ),
+        ),
+    ),
+}
+
+
+@dataclass
+class PluginConfigEntry:
+    """One ``pluginConfig`` item as written (validation needs duplicates and paths)."""
+
+    name: str
+    args: dict[str, Any]
+    path: str
+
+
+def invalid(value: str, detail: str) -> str:
+    return f"Invalid value: {value}: {detail}" if detail else f"Invalid value: {value}"
+
+
+def required(detail: str = "") -> str:
+    return f"Required value: {detail}" if detail else "Required value"
+
+
+def is_plugin_invalid(api_version: str, name: str) -> str | None:
+    """``isPluginInvalid``: the version in which ``name`` became invalid, or None."""
+    for version, plugins in _INVALID_PLUGINS.get(api_version, ()):
+        if name in plugins:
+            return version
+        if version == api_version:
+            break
+    return None
+
+
+def validate(
+    cfg: SchedulerConfiguration,
+    plugin_configs: Sequence[Sequence[PluginConfigEntry]],
+    line_of: Callable[[str], int | None],
+) -> list[ConfigError]:
+    errors: list[ConfigError] = []
+
+    def add(path: str, message: str) -> None:
+        errors.append(ConfigError(cfg.source, path, message, line=line_of(path)))
+
+    # componentbasevalidation.ValidateClientConnectionConfiguration
+    if cfg.client_connection.burst < 0:
+        add(
+            "clientConnection.burst",
+            invalid(str(cfg.client_connection.burst), "must be non-negative"),
+        )
+
+    # componentbasevalidation.ValidateLeaderElectionConfiguration
+    le = cfg.leader_election
+    if le.leader_elect:
+        for key, value in (
+            ("leaseDuration", le.lease_duration),
+            ("renewDeadline", le.renew_deadline),
+            ("retryPeriod", le.retry_period),
+        ):
+            if value <= 0:
+                add(
+                    f"leaderElection.{key}",
+                    invalid(format_go_duration(value), "must be greater than zero"),
+                )
+        if le.lease_duration <= le.renew_deadline:
+            add(
+                "leaderElection.leaseDuration",
+                invalid(
+                    format_go_duration(le.lease_duration),
+                    "must be greater than `RenewDeadline` "
+                    f"(renewDeadline is {format_go_duration(le.renew_deadline)})",
+                ),
+            )
+        if not le.resource_lock:
+            add("leaderElection.resourceLock", required())
+        if not le.resource_namespace:
+            add("leaderElection.resourceNamespace", required())
+        if not le.resource_name:
+            add("leaderElection.resourceName", required())
+        # Only ResourceLock values with leases are allowed.
+        if le.resource_lock != "leases":
+            add(
+                "leaderElection.resourceLock",
+                invalid(go_repr(le.resource_lock), 'resourceLock value must be "leases"'),
+            )
+
+    if cfg.parallelism <= 0:
+        add(
+            "parallelism",
+            invalid(str(cfg.parallelism), "should be an integer value greater than zero"),
+        )
+
+    if not cfg.profiles:
+        add("profiles", required())
+    else:
+        seen_names: dict[str, int] = {}
+        for i, profile in enumerate(cfg.profiles):
+            path = f"profiles[{i}]"
+            if not profile.scheduler_name:
+                add(f"{path}.schedulerName", required())
+            _validate_percentage(
+                add, f"{path}.percentageOfNodesToScore", profile.percentage_of_nodes_to_score
+            )
+            _validate_plugin_config(add, path, cfg.api_version, profile.plugins, plugin_configs[i])
+            if profile.scheduler_name in seen_names:
+                add(
+                    f"{path}.schedulerName",
+                    f"Duplicate value: {go_repr(profile.scheduler_name)}: "
+                    f"already used by profiles[{seen_names[profile.scheduler_name]}].schedulerName",
+                )
+            else:
+                seen_names[profile.scheduler_name] = i
+        _validate_common_queue_sort(add, cfg, plugin_configs)
+
+    if cfg.api_version == V1BETA2:
+        for key, address in (
+            ("healthzBindAddress", cfg.health_bind_address),
+            ("metricsBindAddress", cfg.metrics_bind_address),
+        ):
+            if address:
+                for detail in _bind_address_problems(address):
+                    add(key, invalid(go_repr(address), detail))
+
+    _validate_percentage(add, "percentageOfNodesToScore", cfg.percentage_of_nodes_to_score)
+
+    if cfg.pod_initial_backoff_seconds <= 0:
+        add(
+            "podInitialBackoffSeconds",
+            invalid(_num(cfg.pod_initial_backoff_seconds), "must be greater than 0"),
+        )
+    if cfg.pod_max_backoff_seconds < cfg.pod_initial_backoff_seconds:
+        add(
+            "podMaxBackoffSeconds",
+            invalid(
+                _num(cfg.pod_max_backoff_seconds),
+                "must be greater than or equal to PodInitialBackoffSeconds",
+            ),
+        )
+    return errors
+
+
+def _num(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else str(value)
+
+
+def _validate_percentage(add: Callable[[str, str], None], path: str, value: int | None) -> None:
+    if value is not None and not 0 <= value <= 100:
+        add(path, invalid(str(value), "not in valid range [0-100]"))
+
+
+def _validate_plugin_config(
+    add: Callable[[str, str], None],
+    path: str,
+    api_version: str,
+    plugins: Any,
+    entries: Sequence[PluginConfigEntry],
+) -> None:
+    for point in EXTENSION_POINTS:
+        for j, ref in enumerate(plugins.get(point).enabled):
+            version = is_plugin_invalid(api_version, ref.name)
+            if version is not None:
+                add(
+                    ref.path or f"{path}.plugins.{point}.enabled[{j}]",
+                    invalid(go_repr(ref.name), _invalid_in(version, api_version)),
+                )
+    seen: set[str] = set()
+    for entry in entries:
+        if entry.name in seen:
+            add(entry.path, f"Duplicate value: {go_repr(entry.name)}")
+        else:
+            seen.add(entry.name)
+        version = is_plugin_invalid(api_version, entry.name)
+        if version is not None:
+            add(entry.path, invalid(go_repr(entry.name), _invalid_in(version, api_version)))
+
+
+def _invalid_in(version: str, api_version: str) -> str:
+    return f'was invalid in version "{version}" (KubeSchedulerConfiguration is version "{api_version}")'
+
+
+def _describe(plugin_set: PluginSet) -> str:
+    def refs(items: Sequence[Any], weights: bool) -> str:
+        return ", ".join(
+            f"{p.name}(weight {p.weight})" if weights and p.weight else p.name for p in items
+        )
+
+    return f"{{enabled: [{refs(plugin_set.enabled, True)}], disabled: [{refs(plugin_set.disabled, False)}]}}"
+
+
+def _same_set(a: PluginSet, b: PluginSet) -> bool:
+    return [(p.name, p.weight) for p in a.enabled] == [(p.name, p.weight) for p in b.enabled] and [
+        p.name for p in a.disabled
+    ] == [p.name for p in b.disabled]
+
+
+def _validate_common_queue_sort(
+    add: Callable[[str, str], None],
+    cfg: SchedulerConfiguration,
+    plugin_configs: Sequence[Sequence[PluginConfigEntry]],
+) -> None:
+    """``validateCommonQueueSort``: every profile needs the same queueSort plugins and args."""
+    canon = cfg.profiles[0].plugins.queue_sort
+    queue_sort_name = canon.enabled[0].name if canon.enabled else ""
+    if len(canon.enabled) > 1:
+        add(
+            "profiles[0].plugins.queueSort.enabled",
+            invalid(str(len(canon.enabled)), "only one queue sort plugin can be enabled"),
+        )
+    queue_sort_args: dict[str, Any] = {}
+    for entry in plugin_configs[0]:
+        if queue_sort_name and entry.name == queue_sort_name:
+            queue_sort_args = entry.args
+    for i in range(1, len(cfg.profiles)):
+        curr = cfg.profiles[i].plugins.queue_sort
+        if not _same_set(canon, curr):
+            add(
+                f"profiles[{i}].plugins.queueSort",
+                invalid(
+                    _describe(curr),
+                    f"must be the same for all profiles (profiles[0] has {_describe(canon)})",
+                ),
+            )
+        for entry in plugin_configs[i]:
+            if entry.name == queue_sort_name and entry.args != queue_sort_args:
+                add(
+                    f"{entry.path}.args",
+                    invalid("{...}", "queueSort must be the same for all profiles"),
+                )
+
+
+def _bind_address_problems(address: str) -> list[str]:
+    """The 1.27 checks on v1beta2 healthz/metrics bind addresses (splitHostIntPort etc.)."""
+    if address.startswith("["):
+        end = address.find("]")
+        if end < 0:
+            return [f"address {address}: missing ']' in address"]
+        host, rest = address[1:end], address[end + 1 :]
+        if not rest.startswith(":"):
+            return [f"address {address}: missing port in address"]
+        port = rest[1:]
+    else:
+        colon = address.rfind(":")
+        if colon < 0:
+            return [f"address {address}: missing port in address"]
+        host, port = address[:colon], address[colon + 1 :]
+        if ":" in host:
+            return [f"address {address}: too many colons in address"]
+    try:
+        port_number = int(port, 10)
+    except ValueError:
+        return [f'strconv.Atoi: parsing "{port}": invalid syntax']
+    problems = []
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        problems.append("must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)")
+    if port_number != 0:
+        problems.append("must be empty or with an explicit 0 port")
+    return problems
