@@ -1,0 +1,210 @@
+"""The ``kubesched`` command line: simulate, plugins, config validate, run, explain."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Callable
+from typing import Any, NoReturn
+
+import click
+
+from . import __version__
+
+__all__ = ["main"]
+
+
+class UserError(click.ClickException):
+    """Bad input: one line, exit code 2, no traceback (unless --debug)."""
+
+    exit_code = 2
+
+    def show(self, file: Any = None) -> None:
+        click.echo(f"kubesched: error: {self.message}", err=True)
+
+
+def _fail(msg: str) -> NoReturn:
+    raise UserError(msg)
+
+
+def _guard(ctx: click.Context, fn: Callable[[], Any]) -> Any:
+    """Turn known input errors into one-line exits (exit 2); show tracebacks only with --debug."""
+    from .cluster.simulated import ManifestError
+    from .config import ConfigError
+    from .registry import UnknownPluginError
+
+    debug = bool(ctx.find_root().params.get("debug"))
+    try:
+        return fn()
+    except (ConfigError, ManifestError, UnknownPluginError) as e:
+        if debug:
+            raise
+        _fail(str(e))
+
+
+def _registry() -> Any:
+    from .registry import Registry
+
+    return Registry.discover()
+
+
+def _load_config(path: str | None, registry: Any) -> Any:
+    from .config import load_config
+
+    return load_config(path, installed_plugins=registry.names())
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, "--version", prog_name="kubesched", message="%(prog)s %(version)s")
+@click.option("--debug", is_flag=True, help="Show tracebacks for errors.")
+def main(debug: bool) -> None:
+    """kubesched — the Kubernetes scheduling framework in Python."""
+
+
+# plugins -------------------------------------------------------------------------------------------
+@main.command("plugins")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON list.")
+def plugins_cmd(as_json: bool) -> None:
+    """List installed plugins: name, distribution, version, extension points."""
+    reg = _registry()
+    specs = reg.specs()
+    if as_json:
+        click.echo(json.dumps([s.as_dict() for s in specs], indent=2, default=str))
+        return
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.table import Table
+
+    table = Table(title="kubesched plugins", show_lines=False)
+    for col in ("name", "distribution", "version", "extension points", "args"):
+        table.add_column(col)
+    for s in specs:
+        points = "BROKEN: " + (s.error or "") if s.broken else ", ".join(s.extension_points)
+        table.add_row(s.name, s.distribution, s.version, escape(points), s.args_kind or "-")
+    Console(width=160).print(table)
+    for s in specs:
+        for w in s.warnings:
+            click.echo(f"warning: {s.name}: {w}", err=True)
+
+
+# config ---------------------------------------------------------------------------------------------
+@main.group("config")
+def config_grp() -> None:
+    """Work with KubeSchedulerConfiguration files."""
+
+
+@config_grp.command("validate")
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.pass_context
+def config_validate(ctx: click.Context, file: str) -> None:
+    """Validate FILE: schema, defaults, plugin names and every plugin's args."""
+
+    def run() -> None:
+        reg = _registry()
+        cfg = _load_config(file, reg)
+        _build_frameworks(cfg, reg)
+        names = ", ".join(p.scheduler_name for p in cfg.profiles)
+        click.echo(f"{file}: valid {cfg.api_version} configuration; profiles: {names}")
+
+    _guard(ctx, run)
+
+
+def _build_frameworks(cfg: Any, reg: Any) -> dict[str, Any]:
+    """Build every profile's framework against a throwaway simulated cluster (validates args)."""
+    from .cluster.simulated import SimulatedCluster
+    from .scheduler import Scheduler
+
+    sched = Scheduler(cfg, reg, SimulatedCluster([], source=cfg.source or "<config>"), simulated=True)
+    return sched.frameworks
+
+
+# simulate ---------------------------------------------------------------------------------------------
+@main.command("simulate")
+@click.argument("cluster", type=click.Path(dir_okay=False))
+@click.option("--config", "config_path", type=click.Path(dir_okay=False), help="KubeSchedulerConfiguration file.")
+@click.option("--seed", type=int, default=None, help="Seed for tie-breaking between equal scores.")
+@click.option("--output", "-o", type=click.Choice(["table", "json"]), default="table", show_default=True)
+@click.option("--trace", is_flag=True, default=False, help="Log every extension-point call (or KUBESCHED_TRACE=1).")
+@click.pass_context
+def simulate_cmd(ctx: click.Context, cluster: str, config_path: str | None, seed: int | None, output: str, trace: bool) -> None:
+    """Schedule the pods of CLUSTER (multi-document YAML) on the embedded simulated cluster."""
+    trace = trace or os.environ.get("KUBESCHED_TRACE", "") not in ("", "0", "false")
+
+    def run() -> dict[str, Any]:
+        return simulate(cluster, config_path, seed=seed, trace=trace)
+
+    report = _guard(ctx, run)
+    if output == "json":
+        click.echo(json.dumps(report, indent=2))
+    else:
+        _print_table(report)
+
+
+def simulate(cluster_path: str, config_path: str | None = None, *, seed: int | None = None, trace: bool = False, registry: Any = None, tracer: Any = None) -> dict[str, Any]:
+    """Run a simulation and return the JSON report (``pods`` and ``summary``)."""
+    from .cluster.simulated import SimulatedCluster, load_manifests
+    from .observe.trace import Tracer
+    from .scheduler import Scheduler
+
+    reg = registry or _registry()
+    cfg = _load_config(config_path, reg)
+    manifests = load_manifests(cluster_path)
+    sim = SimulatedCluster(manifests, source=cluster_path)
+    if tracer is None and trace:
+        tracer = Tracer(sys.stderr)
+    sched = Scheduler(cfg, reg, sim, seed=seed, tracer=tracer, simulated=True)
+    sim.run(sched)
+    pods = []
+    for obj in manifests:
+        if obj.get("kind") != "Pod":
+            continue
+        md = obj.get("metadata") or {}
+        ns = str(md.get("namespace") or "default")
+        name = str(md.get("name"))
+        if (obj.get("spec") or {}).get("nodeName"):
+            continue  # already running
+        res = next((r for r in sched.results.values() if r.namespace == ns and r.name == name), None)
+        if res is None:
+            continue  # another scheduler's pod
+        pods.append(res.as_dict())
+    summary = {
+        "nodes": sched.cache.node_count(),
+        "pods": len(pods),
+        "scheduled": sum(1 for p in pods if p["status"] == "Scheduled"),
+        "unschedulable": sum(1 for p in pods if p["status"] == "Unschedulable"),
+        "errors": sum(1 for p in pods if p["status"] == "Error"),
+        "profiles": [p.scheduler_name for p in cfg.profiles],
+    }
+    return {"pods": pods, "summary": summary}
+
+
+def _print_table(report: dict[str, Any]) -> None:
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.table import Table
+
+    console = Console(width=max(120, Console().width))
+    table = Table(title="kubesched simulate")
+    table.add_column("pod")
+    table.add_column("node")
+    table.add_column("status")
+    table.add_column("message", overflow="fold")
+    style = {"Scheduled": "green", "Unschedulable": "yellow", "Error": "red"}
+    for p in report["pods"]:
+        table.add_row(
+            escape(f"{p['namespace']}/{p['name']}"),
+            escape(p["node"] or "-"),
+            f"[{style.get(p['status'], 'white')}]{p['status']}[/]",
+            escape(p["message"]),
+        )
+    console.print(table)
+    s = report["summary"]
+    console.print(
+        f"{s['pods']} pods on {s['nodes']} nodes: {s['scheduled']} scheduled, "
+        f"{s['unschedulable']} unschedulable, {s['errors']} errors"
+    )
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -1,0 +1,220 @@
+"""The embedded simulated cluster: ordinary multi-document Kubernetes YAML, in memory.
+
+* Nodes, Pods and any other objects (kept for plugins that read them, e.g. PVCs, PodGroups).
+* Pods with ``spec.nodeName`` count as running; pods of other ``schedulerName``s are not
+  scheduled, but their resources count once they have a node.
+* Pods without ``metadata.creationTimestamp`` are created in file order, one after another, each
+  seeing the placements before it, as if applied with kubectl to a live cluster. Pods with a
+  creation time are pending from the start.
+
+Time is virtual: it moves only when the scheduler waits (backoff, Permit), so runs are quick
+and reproducible with ``--seed``.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+from kubesched.sdk import InvalidObjectError, Node, ObjectConflict, ObjectNotFound, Pod
+
+from ..objectstore import ObjectStore
+
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+__all__ = ["ManifestError", "RecordedEvent", "SimulatedCluster", "load_manifests"]
+
+# kinds of the built-in API groups, to catch typos such as "kind: Nod"
+_BUILTIN_KINDS: dict[str, set[str]] = {
+    "v1": {
+        "Pod", "Node", "Namespace", "PersistentVolume", "PersistentVolumeClaim", "Service",
+        "ReplicationController", "ConfigMap", "Secret", "ServiceAccount", "Endpoints", "Event",
+        "LimitRange", "ResourceQuota", "List",
+    },
+    "apps/v1": {"Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "ControllerRevision"},
+    "storage.k8s.io/v1": {"StorageClass", "CSINode", "CSIDriver", "CSIStorageCapacity", "VolumeAttachment"},
+    "policy/v1": {"PodDisruptionBudget"},
+    "scheduling.k8s.io/v1": {"PriorityClass"},
+    "batch/v1": {"Job", "CronJob"},
+}
+
+
+class ManifestError(ValueError):
+    """A bad manifest: ``str(e)`` is one line naming the file, the object and the field."""
+
+
+def _where(source: str, index: int, obj: Mapping[str, Any] | None) -> str:
+    if isinstance(obj, Mapping):
+        kind = obj.get("kind") or "<no kind>"
+        name = (obj.get("metadata") or {}).get("name") if isinstance(obj.get("metadata"), Mapping) else None
+        ns = (obj.get("metadata") or {}).get("namespace") if isinstance(obj.get("metadata"), Mapping) else None
+        ident = f"{ns}/{name}" if ns and name else (name or "<no name>")
+        return f"{source}: document {index + 1} ({kind} {ident})"
+    return f"{source}: document {index + 1}"
+
+
+def load_manifests(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
+    """Read a multi-document YAML file of Kubernetes objects (``kind: List`` is flattened).
+
+    Raises ManifestError for malformed YAML, documents that are not objects, missing kind or
+    apiVersion, unknown built-in kinds, missing names, duplicates, and invalid Nodes
+    (quantities, taints). Pods are parsed later: a bad pod is reported as Error, not fatal.
+    """
+    source = os.fspath(path)
+    try:
+        with open(source, encoding="utf-8") as f:
+            text = f.read()
+    except OSError as e:
+        raise ManifestError(f"{source}: {e.strerror or e}") from None
+    try:
+        docs = list(yaml.load_all(text, Loader=_LOADER))
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        where = f":{mark.line + 1}:{mark.column + 1}" if mark is not None else ""
+        problem = getattr(e, "problem", None) or str(e).splitlines()[0]
+        raise ManifestError(f"{source}{where}: malformed YAML: {problem}") from None
+    out: list[dict[str, Any]] = []
+    seen: dict[tuple[str, str, str, str], int] = {}
+    flat: list[tuple[int, Any]] = []
+    for i, d in enumerate(docs):
+        if d is None:
+            continue
+        if isinstance(d, Mapping) and d.get("kind") == "List":
+            for item in d.get("items") or []:
+                flat.append((i, item))
+        else:
+            flat.append((i, d))
+    for i, d in flat:
+        where = _where(source, i, d if isinstance(d, Mapping) else None)
+        if not isinstance(d, Mapping):
+            raise ManifestError(f"{where}: expected a Kubernetes object (a mapping), got {type(d).__name__}")
+        api_version = d.get("apiVersion")
+        kind = d.get("kind")
+        if not kind or not isinstance(kind, str):
+            raise ManifestError(f"{where}: kind: Required value")
+        if not api_version or not isinstance(api_version, str):
+            raise ManifestError(f"{where}: apiVersion: Required value")
+        known = _BUILTIN_KINDS.get(api_version)
+        if known is not None and kind not in known:
+            import difflib
+
+            close = difflib.get_close_matches(kind, sorted(known), n=1)
+            hint = f'; did you mean "{close[0]}"?' if close else ""
+            raise ManifestError(f'{where}: kind: unknown kind "{kind}" in {api_version}{hint}')
+        md = d.get("metadata")
+        if not isinstance(md, Mapping) or not md.get("name"):
+            raise ManifestError(f"{where}: metadata.name: Required value")
+        obj = dict(d)
+        if kind == "Node":
+            try:
+                Node(obj).validate()
+            except InvalidObjectError as e:
+                raise ManifestError(f"{where}: {e}") from None
+        ns = "" if kind in ("Node", "Namespace", "PersistentVolume", "StorageClass", "CSINode", "CSIDriver", "PriorityClass") else str(md.get("namespace") or "default")
+        key = (api_version.split("/")[0] if "/" in api_version else "", kind, ns, str(md["name"]))
+        if key in seen:
+            raise ManifestError(f"{where}: duplicate object: {kind} {ns + '/' if ns else ''}{md['name']} is already defined in document {seen[key] + 1}")
+        seen[key] = i
+        out.append(obj)
+    return out
+
+
+@dataclass
+class RecordedEvent:
+    regarding: str
+    event_type: str
+    reason: str
+    action: str
+    note: str
+
+
+@dataclass
+class SimulatedCluster:
+    """In-memory cluster over an ObjectStore; events are delivered synchronously."""
+
+    manifests: list[dict[str, Any]]
+    source: str = "<memory>"
+    store: ObjectStore = field(default_factory=ObjectStore)
+    events: list[RecordedEvent] = field(default_factory=list)
+    binds: list[tuple[str, str]] = field(default_factory=list)
+
+    @property
+    def objects(self) -> ObjectStore:
+        return self.store
+
+    # the Cluster protocol -------------------------------------------------------------------------
+    def start(self, sink: Any) -> None:
+        self.store.subscribe(sink)
+
+    def stop(self) -> None:
+        pass
+
+    def bind(self, pod: Pod, node_name: str) -> None:
+        cur = self.store.peek("v1", "Pod", pod.name, pod.namespace)
+        if cur is None or (cur.get("metadata") or {}).get("uid") != pod.uid:
+            raise ObjectNotFound(f'pods "{pod.name}" not found')
+        if (cur.get("spec") or {}).get("nodeName"):
+            raise ObjectConflict(f'pod {pod.namespace}/{pod.name} is already assigned to node "{cur["spec"]["nodeName"]}"')
+        if self.store.peek("v1", "Node", node_name, None) is None:
+            raise ObjectNotFound(f'nodes "{node_name}" not found')
+        self.binds.append((pod.key, node_name))
+        self.store.patch(
+            "v1",
+            "Pod",
+            pod.name,
+            {
+                "spec": {"nodeName": node_name},
+                "status": {"conditions": [{"type": "PodScheduled", "status": "True"}], "phase": "Running"},
+            },
+            pod.namespace,
+        )
+
+    def event(self, regarding: Mapping[str, Any], event_type: str, reason: str, action: str, note: str, related: Mapping[str, Any] | None = None) -> None:
+        md = regarding.get("metadata") or {}
+        ident = f"{md.get('namespace')}/{md.get('name')}" if md.get("namespace") else str(md.get("name"))
+        self.events.append(RecordedEvent(f"{regarding.get('kind', 'Pod')} {ident}", event_type, reason, action, note))
+
+    def update_pod_condition(self, pod: Pod, condition: Mapping[str, Any], nominated_node_name: str | None) -> None:
+        cur = self.store.peek("v1", "Pod", pod.name, pod.namespace)
+        if cur is None:
+            return
+        status: dict[str, Any] = {"conditions": [dict(condition)]}
+        if nominated_node_name:
+            status["nominatedNodeName"] = nominated_node_name
+        self.store.patch("v1", "Pod", pod.name, {"status": status}, pod.namespace)
+
+    # driving a run -----------------------------------------------------------------------------------
+    def run(self, scheduler: Any) -> None:
+        """Apply the manifests and schedule, pod after pod, until nothing more can happen."""
+        self.start(scheduler.on_cluster_event)
+        later: list[dict[str, Any]] = []
+        for obj in self.manifests:
+            if obj.get("kind") == "Pod" and not (obj.get("spec") or {}).get("nodeName") and not (obj.get("metadata") or {}).get("creationTimestamp"):
+                later.append(obj)
+                continue
+            self._create(obj)
+        scheduler.run_until_idle()
+        for obj in later:
+            o = dict(obj)
+            md = dict(o.get("metadata") or {})
+            md["creationTimestamp"] = _rfc3339(scheduler.clock.now())
+            o["metadata"] = md
+            self._create(o)
+            scheduler.run_until_idle()
+            scheduler.clock.advance_to(scheduler.clock.now() + 1.0)
+        scheduler.run_until_idle()
+
+    def _create(self, obj: Mapping[str, Any]) -> None:
+        self.store.create(obj)
+
+    def pods(self) -> Iterable[dict[str, Any]]:
+        return self.store.list("v1", "Pod")
+
+
+def _rfc3339(t: float) -> str:
+    return _dt.datetime.fromtimestamp(t, tz=_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")

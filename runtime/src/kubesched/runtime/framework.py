@@ -1,0 +1,788 @@
+"""One Framework per profile: runs every extension point with kube-scheduler's semantics.
+
+pluggy is the registry and validator here: each plugin instance is registered with a
+``PluginManager`` that checks its hook implementations against the specs. The per-node hot path
+does not go through pluggy: when the profile is built, the bound method of each enabled plugin is
+collected once per extension point, in configured order, and called directly.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import pluggy
+
+from kubesched.sdk import (
+    EXTENSION_POINT_HOOKS,
+    MAX_NODE_SCORE,
+    MIN_NODE_SCORE,
+    ArgsError,
+    ClusterEvent,
+    ClusterEventWithHint,
+    Code,
+    CycleState,
+    NodeInfo,
+    NodeScore,
+    Pod,
+    PostFilterResult,
+    PreFilterResult,
+    QueuedPodInfo,
+    Status,
+    build_args,
+    hookspecs,
+)
+
+from .config import ConfigError, Profile, expand_plugins
+from .registry import BrokenPluginError, Registry
+
+__all__ = [
+    "MAX_PERMIT_TIMEOUT",
+    "Framework",
+    "FrameworkServices",
+    "PluginScore",
+    "NodePluginScores",
+    "WaitingPodImpl",
+    "go_duration",
+]
+
+#: Permit Wait timeouts are capped at 15 minutes, as in kube-scheduler.
+MAX_PERMIT_TIMEOUT = 15 * 60.0
+
+_SPEC_ARGS: dict[str, tuple[str, ...]] = {}
+
+
+def _spec_args(hook: str) -> tuple[str, ...]:
+    if hook not in _SPEC_ARGS:
+        fn = getattr(hookspecs, hook)
+        code = fn.__code__
+        _SPEC_ARGS[hook] = tuple(code.co_varnames[: code.co_argcount])
+    return _SPEC_ARGS[hook]
+
+
+def go_duration(seconds: float) -> str:
+    """Format seconds as Go's ``time.Duration.String()`` (``10s``, ``1m30s``, ``500ms``)."""
+    if seconds == 0:
+        return "0s"
+    neg = seconds < 0
+    s = abs(seconds)
+    if s < 1:
+        if s < 1e-6:
+            out = f"{round(s * 1e9)}ns"
+        elif s < 1e-3:
+            out = f"{_trim(s * 1e6)}µs"
+        else:
+            out = f"{_trim(s * 1e3)}ms"
+        return ("-" if neg else "") + out
+    h = int(s // 3600)
+    m = int((s % 3600) // 60)
+    sec = s - h * 3600 - m * 60
+    out = ""
+    if h:
+        out += f"{h}h"
+    if h or m:
+        out += f"{m}m"
+    out += f"{_trim(sec)}s"
+    return ("-" if neg else "") + out
+
+
+def _trim(x: float) -> str:
+    r = f"{x:.9f}".rstrip("0").rstrip(".")
+    return r or "0"
+
+
+@dataclass
+class PluginScore:
+    name: str
+    raw: int = 0
+    normalized: int = 0
+    weighted: int = 0
+
+
+@dataclass
+class NodePluginScores:
+    name: str
+    scores: list[PluginScore] = field(default_factory=list)
+    total_score: int = 0
+
+
+class WaitingPodImpl:
+    """A pod held at Permit: the plugins still to allow it and a timer per plugin."""
+
+    def __init__(
+        self,
+        pod: Pod,
+        plugin_timeouts: Mapping[str, float],
+        now: float,
+        on_done: Callable[[WaitingPodImpl, Status], None],
+    ) -> None:
+        self._pod = pod
+        self._lock = threading.Lock()
+        self._pending: dict[str, float] = {p: t for p, t in plugin_timeouts.items()}
+        self.deadlines: dict[str, float] = {p: now + t for p, t in plugin_timeouts.items()}
+        self._on_done = on_done
+        self.done = False
+        self.status: Status | None = None
+
+    @property
+    def pod(self) -> Pod:
+        return self._pod
+
+    def pending_plugins(self) -> list[str]:
+        with self._lock:
+            return list(self._pending)
+
+    def allow(self, plugin: str) -> None:
+        with self._lock:
+            if self.done:
+                return
+            self._pending.pop(plugin, None)
+            if self._pending:
+                return
+            self.done = True
+            self.status = Status()
+        self._on_done(self, self.status)
+
+    def reject(self, plugin: str, message: str) -> None:
+        with self._lock:
+            if self.done:
+                return
+            self.done = True
+            self.status = Status(Code.UNSCHEDULABLE, message, plugin=plugin)
+        self._on_done(self, self.status)
+
+    def timeout(self, plugin: str) -> None:
+        with self._lock:
+            wait = self._pending.get(plugin)
+        if wait is None:
+            return
+        self.reject(plugin, f"rejected due to timeout after waiting {go_duration(wait)} at plugin {plugin}")
+
+
+@dataclass
+class FrameworkServices:
+    """What the scheduler gives every framework (and, through the Handle, every plugin)."""
+
+    snapshot: Callable[[], Any]
+    objects: Any
+    clock: Any
+    event_recorder: Any
+    bind_pod: Callable[[Pod, str], None]
+    nominated_pods_for_node: Callable[[str], list[Pod]] = lambda _n: []
+    waiting_pods: dict[str, WaitingPodImpl] = field(default_factory=dict)
+    #: called with (waiting pod, final status) when a waiting pod is allowed or rejected
+    on_permit_done: Callable[[WaitingPodImpl, Status], None] = lambda _w, _s: None
+    #: registers a permit timeout: (deadline, callback)
+    add_timer: Callable[[float, Callable[[], None]], None] = lambda _d, _c: None
+    tracer: Any = None
+    metrics: Any = None
+
+
+class FrameworkHandle:
+    """The Handle plugins get (see ``kubesched.sdk.Handle``)."""
+
+    def __init__(self, framework: Framework, services: FrameworkServices) -> None:
+        self._fw = framework
+        self._s = services
+
+    @property
+    def profile_name(self) -> str:
+        return self._fw.profile_name
+
+    @property
+    def clock(self) -> Any:
+        return self._s.clock
+
+    @property
+    def event_recorder(self) -> Any:
+        return self._s.event_recorder
+
+    @property
+    def objects(self) -> Any:
+        return self._s.objects
+
+    def snapshot(self) -> Any:
+        return self._s.snapshot()
+
+    def bind_pod(self, pod: Pod, node_name: str) -> None:
+        self._s.bind_pod(pod, node_name)
+
+    def get_waiting_pod(self, uid: str) -> WaitingPodImpl | None:
+        return self._s.waiting_pods.get(uid)
+
+    def iterate_over_waiting_pods(self) -> list[WaitingPodImpl]:
+        return list(self._s.waiting_pods.values())
+
+    def reject_waiting_pod(self, uid: str) -> bool:
+        wp = self._s.waiting_pods.get(uid)
+        if wp is None:
+            return False
+        wp.reject("", "removed")
+        return True
+
+    def nominated_pods_for_node(self, node_name: str) -> list[Pod]:
+        return self._s.nominated_pods_for_node(node_name)
+
+    def run_filter_plugins(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
+        return self._fw.run_filter_plugins(state, pod, node_info)
+
+    def run_filter_plugins_with_nominated_pods(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
+        return self._fw.run_filter_plugins_with_nominated_pods(state, pod, node_info)
+
+    def run_pre_filter_extension_add_pod(self, state: CycleState, pod_to_schedule: Pod, pod_to_add: Pod, node_info: NodeInfo) -> Status:
+        return self._fw.run_pre_filter_extension_add_pod(state, pod_to_schedule, pod_to_add, node_info)
+
+    def run_pre_filter_extension_remove_pod(self, state: CycleState, pod_to_schedule: Pod, pod_to_remove: Pod, node_info: NodeInfo) -> Status:
+        return self._fw.run_pre_filter_extension_remove_pod(state, pod_to_schedule, pod_to_remove, node_info)
+
+    def run_pre_score_plugins(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status:
+        return self._fw.run_pre_score_plugins(state, pod, nodes)
+
+    def run_score_plugins(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> tuple[list[NodeScore], Status]:
+        scores, st = self._fw.run_score_plugins(state, pod, nodes)
+        return [NodeScore(s.name, s.total_score) for s in scores], st
+
+
+def _adapt(fn: Callable[..., Any], impl_args: Sequence[str], hook: str) -> Callable[..., Any]:
+    """A callable taking the spec's arguments positionally; the implementation may declare fewer."""
+    spec = _spec_args(hook)
+    if tuple(impl_args) == spec:
+        return fn
+    idx = [spec.index(a) for a in impl_args]
+    if not idx:
+        return lambda *a: fn()
+    if len(idx) == 1:
+        i0 = idx[0]
+        return lambda *a: fn(a[i0])
+    return lambda *a: fn(*[a[i] for i in idx])
+
+
+def _err(point: str, plugin: str, e: BaseException) -> Status:
+    return Status(Code.ERROR, f'running {point} plugin "{plugin}": {type(e).__name__}: {e}', plugin=plugin, error=e)
+
+
+Entry = tuple[str, Callable[..., Any]]
+
+
+class Framework:
+    """The plugins of one profile, wired to extension points."""
+
+    def __init__(self, profile_name: str, percentage_of_nodes_to_score: int | None = None) -> None:
+        self.profile_name = profile_name
+        self.percentage_of_nodes_to_score = percentage_of_nodes_to_score
+        self.plugins: dict[str, Any] = {}
+        self.points: dict[str, list[str]] = {}  # camelCase point -> plugin names, ordered
+        self.score_weights: dict[str, int] = {}
+        self.pm = pluggy.PluginManager("kubesched")
+        self.pm.add_hookspecs(hookspecs)
+        self.handle: FrameworkHandle | None = None
+        self.services: FrameworkServices | None = None
+        # collected callables, per hook
+        self.pre_enqueue: list[Entry] = []
+        self.queue_sort: list[Entry] = []
+        self.pre_filter: list[Entry] = []
+        self.pre_filter_add: list[Entry] = []
+        self.pre_filter_remove: list[Entry] = []
+        self.filter: list[Entry] = []
+        self.post_filter: list[Entry] = []
+        self.pre_score: list[Entry] = []
+        self.score: list[Entry] = []
+        self.normalize: dict[str, Callable[..., Any]] = {}
+        self.reserve: list[Entry] = []
+        self.unreserve: list[Entry] = []
+        self.permit: list[Entry] = []
+        self.pre_bind: list[Entry] = []
+        self.bind: list[Entry] = []
+        self.post_bind: list[Entry] = []
+        self.events: dict[str, list[ClusterEventWithHint] | None] = {}
+
+    # construction ---------------------------------------------------------------------------
+    @classmethod
+    def build(
+        cls,
+        profile: Profile,
+        registry: Registry,
+        services: FrameworkServices,
+        *,
+        source: str | None = None,
+    ) -> Framework:
+        fw = cls(profile.scheduler_name, profile.percentage_of_nodes_to_score)
+        fw.services = services
+        fw.handle = FrameworkHandle(fw, services)
+        prefix = f"profiles[{profile.index}]"
+
+        def implements(name: str) -> list[str]:
+            if name not in registry:
+                registry.get(name)  # raises with did-you-mean
+            return registry.implements(name)
+
+        try:
+            expanded = expand_plugins(profile, implements)
+        except ConfigError:
+            raise
+        except LookupError as e:
+            raise ConfigError(source, f"{prefix}.plugins", str(e)) from None
+        used = []
+        for refs in expanded.values():
+            for r in refs:
+                if r.name not in used:
+                    used.append(r.name)
+        cfg_index = {name: i for i, name in enumerate(profile.plugin_config)}
+        for name in used:
+            spec = registry.get(name)
+            if spec.broken:
+                raise ConfigError(source, f"{prefix}.plugins", spec.describe_error())
+            raw_args = profile.plugin_config.get(name)
+            field = f"{prefix}.pluginConfig[{cfg_index[name]}].args" if name in cfg_index else f"{prefix}.pluginConfig[{name}].args"
+            kind = profile.plugin_config_kinds.get(name) if hasattr(profile, "plugin_config_kinds") else None
+            if kind and spec.args_kind and kind != spec.args_kind:
+                raise ConfigError(source, f"{field}.kind", f'plugin "{name}" takes args of kind {spec.args_kind}, got {kind}')
+            try:
+                args = build_args(spec.args_cls, raw_args, field=field) if spec.args_cls is not None else raw_args
+            except ArgsError as e:
+                raise ConfigError(source, e.field, e.message) from None
+            try:
+                instance = spec.build(args, fw.handle)
+            except (ConfigError, BrokenPluginError):
+                raise
+            except Exception as e:
+                raise ConfigError(
+                    source, field, f'initializing plugin "{name}" ({spec.distribution}): {type(e).__name__}: {e}'
+                ) from None
+            fw.plugins[name] = instance
+            try:
+                fw.pm.register(instance, name=name)
+            except pluggy.PluginValidationError as e:
+                raise ConfigError(source, f"{prefix}.plugins", f'plugin "{name}" ({spec.distribution}): {e}') from None
+        try:
+            fw.pm.check_pending()
+        except pluggy.PluginValidationError as e:
+            raise ConfigError(source, f"{prefix}.plugins", str(e)) from None
+
+        for point, refs in expanded.items():
+            fw.points[point] = [r.name for r in refs]
+            if point == "score":
+                for r in refs:
+                    fw.score_weights[r.name] = r.weight or 1
+        if len(fw.points.get("queueSort", [])) != 1:
+            raise ConfigError(source, f"{prefix}.plugins.queueSort", f"exactly one queue sort plugin is required, got {len(fw.points.get('queueSort', []))}")
+        if not fw.points.get("bind"):
+            raise ConfigError(source, f"{prefix}.plugins.bind", "at least one bind plugin is needed")
+        fw._collect(services.tracer)
+        return fw
+
+    def _impls(self, hook: str) -> dict[str, Any]:
+        caller = getattr(self.pm.hook, hook, None)
+        if caller is None:
+            return {}
+        return {impl.plugin_name: impl for impl in caller.get_hookimpls()}
+
+    def _entries(self, point: str, hook: str, tracer: Any, reverse: bool = False) -> list[Entry]:
+        impls = self._impls(hook)
+        out: list[Entry] = []
+        names = self.points.get(point, [])
+        for name in names:
+            impl = impls.get(name)
+            if impl is None:
+                continue
+            fn = _adapt(impl.function, impl.argnames, hook)
+            if tracer is not None:
+                fn = tracer.wrap(self.profile_name, point, hook, name, fn)
+            out.append((name, fn))
+        if reverse:
+            out.reverse()
+        return out
+
+    def _collect(self, tracer: Any) -> None:
+        self.pre_enqueue = self._entries("preEnqueue", "pre_enqueue", tracer)
+        self.queue_sort = self._entries("queueSort", "queue_sort_less", None)
+        self.pre_filter = self._entries("preFilter", "pre_filter", tracer)
+        self.pre_filter_add = self._entries("preFilter", "pre_filter_add_pod", tracer)
+        self.pre_filter_remove = self._entries("preFilter", "pre_filter_remove_pod", tracer)
+        self.filter = self._entries("filter", "filter", tracer)
+        self.post_filter = self._entries("postFilter", "post_filter", tracer)
+        self.pre_score = self._entries("preScore", "pre_score", tracer)
+        self.score = self._entries("score", "score", tracer)
+        self.normalize = dict(self._entries("score", "normalize_score", tracer))
+        self.reserve = self._entries("reserve", "reserve", tracer)
+        self.unreserve = self._entries("reserve", "unreserve", tracer, reverse=True)
+        self.permit = self._entries("permit", "permit", tracer)
+        self.pre_bind = self._entries("preBind", "pre_bind", tracer)
+        self.bind = self._entries("bind", "bind", tracer)
+        self.post_bind = self._entries("postBind", "post_bind", tracer)
+        # EnqueueExtensions of every plugin used in the profile (except QueueSort/Bind only)
+        ev_impls = self._impls("events_to_register")
+        for name in self.plugins:
+            impl = ev_impls.get(name)
+            if impl is None:
+                self.events[name] = None  # not implemented: every event requeues
+                continue
+            raw = impl.function() or []
+            lst: list[ClusterEventWithHint] = []
+            for e in raw:
+                if isinstance(e, ClusterEventWithHint):
+                    lst.append(e)
+                elif isinstance(e, ClusterEvent):
+                    lst.append(ClusterEventWithHint(e))
+                else:
+                    raise TypeError(f'plugin "{name}": events_to_register returned {e!r}')
+            self.events[name] = lst
+
+    # queue ----------------------------------------------------------------------------------
+    def queue_sort_func(self) -> Callable[[QueuedPodInfo, QueuedPodInfo], bool]:
+        return self.queue_sort[0][1]
+
+    def run_pre_enqueue(self, pod: Pod) -> Status:
+        for name, fn in self.pre_enqueue:
+            try:
+                st = fn(pod)
+            except Exception as e:
+                return _err("PreEnqueue", name, e)
+            if st is not None and not st.is_success():
+                st.plugin = name
+                if not st.is_rejected():
+                    return Status(Code.ERROR, f'running PreEnqueue plugin "{name}": {st.message}', plugin=name)
+                return st
+        return _SUCCESS
+
+    # scheduling cycle ---------------------------------------------------------------------
+    def run_pre_filter(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> tuple[PreFilterResult | None, Status, set[str]]:
+        """Returns (result, status, plugins that narrowed the nodes)."""
+        result: PreFilterResult | None = None
+        plugins_with_nodes: set[str] = set()
+        return_status = _SUCCESS
+        skip = state.skip_filter_plugins
+        skip.clear()
+        for name, fn in self.pre_filter:
+            try:
+                out = fn(state, pod, nodes)
+            except Exception as e:
+                return None, _err("PreFilter", name, e), set()
+            r, s = _split(out, PreFilterResult)
+            if s.code is Code.SKIP:
+                skip.add(name)
+                continue
+            if s.code is not Code.SUCCESS:
+                s.plugin = name
+                if s.code is Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
+                    return None, s, set()
+                if s.code is Code.UNSCHEDULABLE:
+                    return_status = s
+                    continue
+                if s.code is Code.ERROR and s.error is not None:
+                    return None, Status(Code.ERROR, f'running PreFilter plugin "{name}": {s.message}', plugin=name, error=s.error), set()
+                return None, Status(Code.ERROR, f'running PreFilter plugin "{name}": {s.message}', plugin=name), set()
+            if r is not None and not r.all_nodes():
+                plugins_with_nodes.add(name)
+            result = (result or PreFilterResult()).merge(r)
+            if result is not None and not result.all_nodes() and not result.node_names:
+                names = sorted(plugins_with_nodes)
+                if len(names) == 1:
+                    msg = f"node(s) didn't satisfy plugin {names[0]}"
+                else:
+                    msg = f"node(s) didn't satisfy plugin(s) [{' '.join(names)}] simultaneously"
+                return result, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, msg), plugins_with_nodes
+        return result, return_status, plugins_with_nodes
+
+    def run_pre_filter_extension_add_pod(self, state: CycleState, pod_to_schedule: Pod, pod_to_add: Pod, node_info: NodeInfo) -> Status:
+        skip = state.skip_filter_plugins
+        for name, fn in self.pre_filter_add:
+            if name in skip:
+                continue
+            try:
+                st = fn(state, pod_to_schedule, pod_to_add, node_info)
+            except Exception as e:
+                st = _err("AddPod on PreFilter", name, e)
+            if st is not None and not st.is_success():
+                return Status(Code.ERROR, f'running AddPod on PreFilter plugin "{name}": {st.message}', plugin=name)
+        return _SUCCESS
+
+    def run_pre_filter_extension_remove_pod(self, state: CycleState, pod_to_schedule: Pod, pod_to_remove: Pod, node_info: NodeInfo) -> Status:
+        skip = state.skip_filter_plugins
+        for name, fn in self.pre_filter_remove:
+            if name in skip:
+                continue
+            try:
+                st = fn(state, pod_to_schedule, pod_to_remove, node_info)
+            except Exception as e:
+                st = _err("RemovePod on PreFilter", name, e)
+            if st is not None and not st.is_success():
+                return Status(Code.ERROR, f'running RemovePod on PreFilter plugin "{name}": {st.message}', plugin=name)
+        return _SUCCESS
+
+    def run_filter_plugins(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
+        """Filter plugins in order; the first that does not succeed decides for this node."""
+        skip = state.skip_filter_plugins
+        for name, fn in self.filter:
+            if skip and name in skip:
+                continue
+            try:
+                st = fn(state, pod, node_info)
+            except Exception as e:
+                st = _err("Filter", name, e)
+                return st
+            if st is not None and st.code is not Code.SUCCESS:
+                if not st.is_rejected():
+                    st = Status(Code.ERROR, f'running "{name}" filter plugin: {st.message}', error=st.error)
+                st.plugin = name
+                return st
+        return _SUCCESS
+
+    def run_filter_plugins_with_nominated_pods(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
+        services = self.services
+        nominated = services.nominated_pods_for_node(node_info.name) if services is not None else []
+        if not nominated:
+            return self.run_filter_plugins(state, pod, node_info)
+        # first pass: with equal-or-higher priority nominated pods added
+        ni_out = node_info.clone()
+        state_out = state.clone()
+        added = False
+        for np in nominated:
+            if np.priority >= pod.priority and np.uid != pod.uid:
+                ni_out.add_pod(np)
+                st = self.run_pre_filter_extension_add_pod(state_out, pod, np, ni_out)
+                if not st.is_success():
+                    return st
+                added = True
+        if not added:
+            return self.run_filter_plugins(state, pod, node_info)
+        status = self.run_filter_plugins(state_out, pod, ni_out)
+        if not status.is_success():
+            return status
+        return self.run_filter_plugins(state, pod, node_info)
+
+    def run_post_filter(
+        self, state: CycleState, pod: Pod, filtered_node_status: Mapping[str, Status]
+    ) -> tuple[PostFilterResult | None, Status]:
+        result: PostFilterResult | None = None
+        reasons: list[str] = []
+        rejector = ""
+        for name, fn in self.post_filter:
+            try:
+                out = fn(state, pod, filtered_node_status)
+            except Exception as e:
+                return None, _err("PostFilter", name, e)
+            r, s = _split(out, PostFilterResult)
+            if s.is_success():
+                return r, s
+            if s.code is Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
+                s.plugin = name
+                return r, s
+            if not s.is_rejected():
+                return None, Status(Code.ERROR, s.message, plugin=name, error=s.error)
+            if r is not None and r.mode != "noop":
+                result = r
+            reasons.extend(s.reasons)
+            if not rejector:
+                rejector = name
+        return result, Status(Code.UNSCHEDULABLE, *reasons, plugin=rejector)
+
+    def run_pre_score_plugins(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status:
+        skip = state.skip_score_plugins
+        skip.clear()
+        for name, fn in self.pre_score:
+            try:
+                st = fn(state, pod, nodes)
+            except Exception as e:
+                return _err("PreScore", name, e)
+            if st is None or st.code is Code.SUCCESS:
+                continue
+            if st.code is Code.SKIP:
+                skip.add(name)
+                continue
+            return Status(Code.ERROR, f'running PreScore plugin "{name}": {st.message}', plugin=name, error=st.error)
+        return _SUCCESS
+
+    def run_score_plugins(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> tuple[list[NodePluginScores], Status]:
+        skip = state.skip_score_plugins
+        plugins = [(n, fn) for n, fn in self.score if n not in skip]
+        per_plugin: list[list[NodeScore]] = []
+        for name, fn in plugins:
+            lst: list[NodeScore] = []
+            for ni in nodes:
+                try:
+                    out = fn(state, pod, ni)
+                except Exception as e:
+                    return [], Status(Code.ERROR, f'running Score plugins: plugin "{name}" failed with: {type(e).__name__}: {e}', plugin=name, error=e)
+                if type(out) is int:
+                    lst.append(NodeScore(ni.name, out))
+                    continue
+                sc, st = _score_out(out)
+                if not st.is_success():
+                    return [], Status(Code.ERROR, f'running Score plugins: plugin "{name}" failed with: {st.message}', plugin=name)
+                lst.append(NodeScore(ni.name, sc))
+            per_plugin.append(lst)
+        raw = [[s.score for s in lst] for lst in per_plugin]
+        for (name, _fn), lst in zip(plugins, per_plugin):
+            norm = self.normalize.get(name)
+            if norm is None:
+                continue
+            try:
+                st = norm(state, pod, lst)
+            except Exception as e:
+                return [], Status(Code.ERROR, f'running Normalize on Score plugins: plugin "{name}" failed with: {type(e).__name__}: {e}', plugin=name, error=e)
+            if st is not None and not st.is_success():
+                return [], Status(Code.ERROR, f'running Normalize on Score plugins: plugin "{name}" failed with: {st.message}', plugin=name)
+        out_scores: list[NodePluginScores] = []
+        weights = [self.score_weights.get(n, 1) for n, _ in plugins]
+        for i, ni in enumerate(nodes):
+            nps = NodePluginScores(ni.name)
+            total = 0
+            for j, (name, _fn) in enumerate(plugins):
+                s = per_plugin[j][i].score
+                if s > MAX_NODE_SCORE or s < MIN_NODE_SCORE:
+                    return [], Status(
+                        Code.ERROR,
+                        f'applying score defaultWeights on Score plugins: plugin "{name}" returns an invalid score {s}, '
+                        f"it should in the range of [{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing",
+                        plugin=name,
+                    )
+                w = s * weights[j]
+                nps.scores.append(PluginScore(name, raw[j][i], s, w))
+                total += w
+            nps.total_score = total
+            out_scores.append(nps)
+        return out_scores, _SUCCESS
+
+    def run_reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status:
+        for name, fn in self.reserve:
+            try:
+                st = fn(state, pod, node_name)
+            except Exception as e:
+                return _err("Reserve", name, e)
+            if st is not None and not st.is_success():
+                if st.is_rejected():
+                    st.plugin = name
+                    return st
+                return Status(Code.ERROR, f'running Reserve plugin "{name}": {st.message}', plugin=name, error=st.error)
+        return _SUCCESS
+
+    def run_unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
+        """Unreserve of every Reserve plugin, in reverse order; failures are ignored."""
+        for _name, fn in self.unreserve:
+            try:
+                fn(state, pod, node_name)
+            except Exception:
+                pass
+
+    def run_permit(self, state: CycleState, pod: Pod, node_name: str) -> Status:
+        waits: dict[str, float] = {}
+        for name, fn in self.permit:
+            try:
+                out = fn(state, pod, node_name)
+            except Exception as e:
+                return _err("Permit", name, e)
+            timeout = 0.0
+            if isinstance(out, tuple):
+                st, timeout = out[0], float(out[1] or 0)
+            else:
+                st = out
+            if st is None or st.code is Code.SUCCESS:
+                continue
+            if st.is_rejected():
+                st.plugin = name
+                return st
+            if st.code is Code.WAIT:
+                waits[name] = min(timeout, MAX_PERMIT_TIMEOUT)
+                continue
+            return Status(Code.ERROR, f'running Permit plugin "{name}": {st.message}', plugin=name, error=st.error)
+        if waits:
+            s = self.services
+            assert s is not None
+            wp = WaitingPodImpl(pod, waits, s.clock.now(), s.on_permit_done)
+            s.waiting_pods[pod.uid] = wp
+            for plugin, deadline in wp.deadlines.items():
+                s.add_timer(deadline, lambda wp=wp, plugin=plugin: wp.timeout(plugin))
+            return Status(Code.WAIT, f'one or more plugins asked to wait and no plugin rejected pod "{pod.name}"')
+        return _SUCCESS
+
+    # binding cycle ----------------------------------------------------------------------------
+    def run_pre_bind(self, state: CycleState, pod: Pod, node_name: str) -> Status:
+        for name, fn in self.pre_bind:
+            try:
+                st = fn(state, pod, node_name)
+            except Exception as e:
+                return _err("PreBind", name, e)
+            if st is not None and not st.is_success():
+                if st.is_rejected():
+                    st.plugin = name
+                    return st
+                return Status(Code.ERROR, f'running PreBind plugin "{name}": {st.message}', plugin=name, error=st.error)
+        return _SUCCESS
+
+    def run_bind(self, state: CycleState, pod: Pod, node_name: str) -> Status:
+        if not self.bind:
+            return Status(Code.SKIP)
+        st: Status = Status(Code.SKIP)
+        for name, fn in self.bind:
+            try:
+                out = fn(state, pod, node_name)
+            except Exception as e:
+                return _err("Bind", name, e)
+            st = _SUCCESS if out is None else out
+            if st.code is Code.SKIP:
+                continue
+            if not st.is_success():
+                if st.is_rejected():
+                    st.plugin = name
+                    return st
+                return Status(Code.ERROR, f'running Bind plugin "{name}": {st.message}', plugin=name, error=st.error)
+            return st
+        return st
+
+    def run_post_bind(self, state: CycleState, pod: Pod, node_name: str) -> None:
+        for _name, fn in self.post_bind:
+            try:
+                fn(state, pod, node_name)
+            except Exception:
+                pass
+
+    # info ---------------------------------------------------------------------------------------
+    def has_filter_plugins(self) -> bool:
+        return bool(self.filter)
+
+    def has_score_plugins(self) -> bool:
+        return bool(self.score)
+
+    def has_post_filter_plugins(self) -> bool:
+        return bool(self.post_filter)
+
+    def list_plugins(self) -> dict[str, list[str]]:
+        return {p: list(n) for p, n in self.points.items() if n}
+
+
+_SUCCESS = Status()
+
+
+def _split(out: Any, result_type: type) -> tuple[Any, Status]:
+    if out is None:
+        return None, _SUCCESS
+    if isinstance(out, Status):
+        return None, out
+    if isinstance(out, result_type):
+        return out, _SUCCESS
+    if isinstance(out, tuple) and len(out) == 2:
+        r, s = out
+        return r, (s if s is not None else _SUCCESS)
+    raise TypeError(f"unexpected return value {out!r}")
+
+
+def _score_out(out: Any) -> tuple[int, Status]:
+    if isinstance(out, Status):
+        return 0, out
+    if isinstance(out, tuple) and len(out) == 2:
+        sc, st = out
+        return int(sc), (st if st is not None else _SUCCESS)
+    if isinstance(out, bool):
+        raise TypeError("score must be an int")
+    return int(out), _SUCCESS
+
+
+__all__ += ["EXTENSION_POINT_HOOKS", "FrameworkHandle"]

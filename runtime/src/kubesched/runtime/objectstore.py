@@ -1,0 +1,191 @@
+"""An in-memory API object store: the simulated cluster's database and the test kit's.
+
+Objects are API dicts keyed by (group, kind, namespace, name). It implements the SDK's
+``ObjectClient`` (get/list/patch/delete) with resourceVersions, JSON merge patches and
+optimistic concurrency, and notifies subscribers of every change.
+"""
+
+from __future__ import annotations
+
+import copy
+import threading
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from kubesched.sdk import ObjectConflict, ObjectNotFound
+
+__all__ = ["CLUSTER_SCOPED_KINDS", "ObjectStore", "group_of", "merge_patch"]
+
+CLUSTER_SCOPED_KINDS = frozenset(
+    {
+        "Node",
+        "Namespace",
+        "PersistentVolume",
+        "StorageClass",
+        "CSINode",
+        "CSIDriver",
+        "PriorityClass",
+        "VolumeAttachment",
+        "CustomResourceDefinition",
+        "ClusterRole",
+        "ClusterRoleBinding",
+        "DeviceClass",
+        "ResourceSlice",
+    }
+)
+
+#: (event type, kind, old object or None, new object or None); event type is ADDED/MODIFIED/DELETED
+Listener = Callable[[str, str, "dict[str, Any] | None", "dict[str, Any] | None"], None]
+
+
+def group_of(api_version: str) -> str:
+    return api_version.rsplit("/", 1)[0] if "/" in api_version else ""
+
+
+def merge_patch(target: Any, patch: Any) -> Any:
+    """RFC 7386 JSON merge patch."""
+    if not isinstance(patch, Mapping):
+        return copy.deepcopy(patch)
+    out = dict(target) if isinstance(target, Mapping) else {}
+    for k, v in patch.items():
+        if v is None:
+            out.pop(k, None)
+        else:
+            out[k] = merge_patch(out.get(k), v)
+    return out
+
+
+class ObjectStore:
+    """Thread-safe in-memory objects. ``kind`` names are as in manifests (``Pod``, ``PodGroup``)."""
+
+    def __init__(self) -> None:
+        self._objs: dict[tuple[str, str, str, str], dict[str, Any]] = {}
+        self._rv = 0
+        self._lock = threading.RLock()
+        self._listeners: list[Listener] = []
+
+    # internals ----------------------------------------------------------------------------
+    @staticmethod
+    def _key(api_version: str, kind: str, name: str, namespace: str | None) -> tuple[str, str, str, str]:
+        ns = "" if kind in CLUSTER_SCOPED_KINDS else (namespace or "default")
+        return (group_of(api_version), kind, ns, name)
+
+    def _next_rv(self) -> str:
+        self._rv += 1
+        return str(self._rv)
+
+    def subscribe(self, listener: Listener) -> None:
+        self._listeners.append(listener)
+
+    def _notify(self, etype: str, kind: str, old: dict[str, Any] | None, new: dict[str, Any] | None) -> None:
+        for listener in list(self._listeners):
+            listener(etype, kind, old, new)
+
+    # writes -------------------------------------------------------------------------------
+    def create(self, obj: Mapping[str, Any], *, notify: bool = True) -> dict[str, Any]:
+        """Add a new object; raises ``ObjectConflict`` if it exists."""
+        o = dict(obj)
+        kind = str(o.get("kind") or "")
+        md = dict(o.get("metadata") or {})
+        o["metadata"] = md
+        if kind not in CLUSTER_SCOPED_KINDS:
+            md.setdefault("namespace", "default")
+        key = self._key(str(o.get("apiVersion") or "v1"), kind, str(md.get("name") or ""), md.get("namespace"))
+        with self._lock:
+            if key in self._objs:
+                raise ObjectConflict(f'{kind} "{md.get("name")}" already exists')
+            md["resourceVersion"] = self._next_rv()
+            md.setdefault("uid", f"uid-{kind.lower()}-{md.get('namespace', '')}-{md.get('name')}-{self._rv}")
+            self._objs[key] = o
+        if notify:
+            self._notify("ADDED", kind, None, o)
+        return o
+
+    def update(self, obj: Mapping[str, Any], *, notify: bool = True) -> dict[str, Any]:
+        """Replace an object (no resourceVersion check)."""
+        o = dict(obj)
+        kind = str(o.get("kind") or "")
+        md = dict(o.get("metadata") or {})
+        o["metadata"] = md
+        key = self._key(str(o.get("apiVersion") or "v1"), kind, str(md.get("name") or ""), md.get("namespace"))
+        with self._lock:
+            old = self._objs.get(key)
+            if old is None:
+                raise ObjectNotFound(f'{kind} "{md.get("name")}" not found')
+            md["resourceVersion"] = self._next_rv()
+            self._objs[key] = o
+        if notify:
+            self._notify("MODIFIED", kind, old, o)
+        return o
+
+    def patch(
+        self,
+        api_version: str,
+        kind: str,
+        name: str,
+        patch: Mapping[str, Any],
+        namespace: str | None = None,
+        *,
+        resource_version: str | None = None,
+    ) -> dict[str, Any]:
+        key = self._key(api_version, kind, name, namespace)
+        with self._lock:
+            old = self._objs.get(key)
+            if old is None:
+                raise ObjectNotFound(f'{kind} "{name}" not found')
+            if resource_version is not None and old["metadata"].get("resourceVersion") != resource_version:
+                raise ObjectConflict(
+                    f'Operation cannot be fulfilled on {kind} "{name}": the object has been modified; '
+                    "please apply your changes to the latest version and try again"
+                )
+            new = merge_patch(old, patch)
+            new["metadata"]["resourceVersion"] = self._next_rv()
+            self._objs[key] = new
+        self._notify("MODIFIED", kind, old, new)
+        return copy.deepcopy(new)
+
+    def delete(self, api_version: str, kind: str, name: str, namespace: str | None = None) -> None:
+        key = self._key(api_version, kind, name, namespace)
+        with self._lock:
+            old = self._objs.pop(key, None)
+        if old is None:
+            raise ObjectNotFound(f'{kind} "{name}" not found')
+        self._notify("DELETED", kind, old, None)
+
+    # reads --------------------------------------------------------------------------------
+    def get(self, api_version: str, kind: str, name: str, namespace: str | None = None) -> dict[str, Any]:
+        with self._lock:
+            o = self._objs.get(self._key(api_version, kind, name, namespace))
+        if o is None:
+            raise ObjectNotFound(f'{kind} "{name}" not found')
+        return copy.deepcopy(o)
+
+    def peek(self, api_version: str, kind: str, name: str, namespace: str | None = None) -> dict[str, Any] | None:
+        """The stored object itself (no copy), or None. Do not modify it."""
+        return self._objs.get(self._key(api_version, kind, name, namespace))
+
+    def list(
+        self,
+        api_version: str,
+        kind: str,
+        namespace: str | None = None,
+        label_selector: Mapping[str, str] | None = None,
+    ) -> list[dict[str, Any]]:
+        group = group_of(api_version)
+        with self._lock:
+            items = [
+                o
+                for (g, k, ns, _), o in self._objs.items()
+                if g == group and k == kind and (namespace is None or ns == namespace)
+            ]
+        if label_selector:
+            items = [
+                o
+                for o in items
+                if all(((o.get("metadata") or {}).get("labels") or {}).get(k) == v for k, v in label_selector.items())
+            ]
+        return [copy.deepcopy(o) for o in items]
+
+    def all(self) -> Iterable[dict[str, Any]]:
+        with self._lock:
+            return list(self._objs.values())

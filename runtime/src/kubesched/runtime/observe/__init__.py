@@ -1,0 +1,1 @@
+"""Observability: tracing of extension points, metrics, health endpoints, explain."""

@@ -1,0 +1,127 @@
+"""``--trace`` / ``KUBESCHED_TRACE=1``: every extension-point call, in order.
+
+One line per call: profile, extension point, plugin, pod, node, result and time. The framework
+wraps the collected bound methods only when tracing is on, so the hot path pays nothing otherwise.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from collections.abc import Callable
+from typing import Any, TextIO
+
+from kubesched.sdk import NodeInfo, Pod, PostFilterResult, PreFilterResult, Status
+
+__all__ = ["TraceRecord", "Tracer"]
+
+_POINT_LABEL = {
+    "pre_enqueue": "PreEnqueue",
+    "queue_sort_less": "QueueSort",
+    "pre_filter": "PreFilter",
+    "pre_filter_add_pod": "PreFilterAddPod",
+    "pre_filter_remove_pod": "PreFilterRemovePod",
+    "filter": "Filter",
+    "post_filter": "PostFilter",
+    "pre_score": "PreScore",
+    "score": "Score",
+    "normalize_score": "NormalizeScore",
+    "reserve": "Reserve",
+    "unreserve": "Unreserve",
+    "permit": "Permit",
+    "pre_bind": "PreBind",
+    "bind": "Bind",
+    "post_bind": "PostBind",
+}
+
+
+class TraceRecord(tuple):  # (point, plugin, pod, node, result)
+    __slots__ = ()
+
+    @property
+    def point(self) -> str:
+        return self[0]
+
+    @property
+    def plugin(self) -> str:
+        return self[1]
+
+    @property
+    def pod(self) -> str:
+        return self[2]
+
+    @property
+    def node(self) -> str:
+        return self[3]
+
+    @property
+    def result(self) -> str:
+        return self[4]
+
+
+def _describe(out: Any) -> str:
+    if out is None:
+        return "Success"
+    if isinstance(out, Status):
+        return str(out)
+    if isinstance(out, PreFilterResult):
+        return "Success" if out.all_nodes() else f"Success (nodes: {', '.join(sorted(out.node_names or ()))})"
+    if isinstance(out, PostFilterResult):
+        return f"Success (nominated: {out.nominated_node_name})"
+    if isinstance(out, tuple) and len(out) == 2:
+        a, b = out
+        if isinstance(a, Status):
+            return f"{a} (timeout {b}s)" if b else str(a)
+        if isinstance(b, Status) and not b.is_success():
+            return str(b)
+        return _describe(a) if a is not None else _describe(b)
+    if isinstance(out, int):
+        return f"score {out}"
+    return repr(out)
+
+
+class Tracer:
+    def __init__(self, stream: TextIO | None = None, *, keep: bool = False) -> None:
+        self.stream = stream if stream is not None else sys.stderr
+        self.keep = keep
+        self.records: list[TraceRecord] = []
+        self._lock = threading.Lock()
+
+    def wrap(self, profile: str, point: str, hook: str, plugin: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+        label = _POINT_LABEL.get(hook, hook)
+
+        def traced(*args: Any) -> Any:
+            pod = "-"
+            node = "-"
+            for a in args:
+                if isinstance(a, Pod) and pod == "-":
+                    pod = a.key
+                elif isinstance(a, NodeInfo):
+                    node = a.name
+            if hook in ("reserve", "unreserve", "permit", "pre_bind", "bind", "post_bind") and len(args) >= 3 and isinstance(args[2], str):
+                node = args[2]
+            t0 = time.perf_counter()
+            try:
+                out = fn(*args)
+            except Exception as e:
+                self.emit(label, plugin, pod, node, f"raised {type(e).__name__}: {e}", time.perf_counter() - t0)
+                raise
+            result = _describe(out)
+            if hook == "normalize_score" and len(args) >= 3:
+                result = "Success " + ", ".join(f"{s.name}={s.score}" for s in args[2])
+            self.emit(label, plugin, pod, node, result, time.perf_counter() - t0)
+            return out
+
+        traced.__wrapped__ = fn  # type: ignore[attr-defined]
+        return traced
+
+    def emit(self, point: str, plugin: str, pod: str, node: str, result: str, seconds: float) -> None:
+        rec = TraceRecord((point, plugin, pod, node, result))
+        with self._lock:
+            if self.keep:
+                self.records.append(rec)
+            if self.stream is not None:
+                self.stream.write(
+                    f"trace {point:<18} {plugin:<30} pod={pod} node={node} -> {result} ({seconds * 1e6:.0f}µs)\n"
+                )

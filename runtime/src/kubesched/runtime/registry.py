@@ -1,0 +1,229 @@
+"""Plugin discovery through the ``kubesched.plugins`` entry-point group.
+
+The entry point's name is the plugin's name in configuration files. Each entry point is loaded
+in its own try/except: a broken distribution is recorded with its name and error and fails
+startup only if a profile uses it. The runtime's own default plugins come in the same way.
+
+``KUBESCHED_LOAD_PLUGINS`` (comma-separated distribution or plugin names) is an allow-list for
+third-party plugins: when it is set, only those are loaded; set and empty, none are. The
+runtime's own plugins (distribution ``kubesched``) are always loaded.
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from importlib import metadata
+from typing import Any
+
+from kubesched.sdk import PRIMARY_HOOKS, args_schema
+
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "BrokenPluginError",
+    "PluginSpec",
+    "Registry",
+    "UnknownPluginError",
+    "implemented_points",
+]
+
+ENTRY_POINT_GROUP = "kubesched.plugins"
+RUNTIME_DISTRIBUTION = "kubesched"
+_IMPL_ATTR = "kubesched_impl"
+
+
+class UnknownPluginError(LookupError):
+    pass
+
+
+class BrokenPluginError(RuntimeError):
+    pass
+
+
+def _hook_names(obj: Any) -> dict[str, str]:
+    """hook name -> attribute name, for attributes marked with ``@hookimpl``."""
+    out: dict[str, str] = {}
+    for attr in dir(obj):
+        if attr.startswith("__"):
+            continue
+        try:
+            v = getattr(obj, attr)
+        except Exception:
+            continue
+        opts = getattr(v, _IMPL_ATTR, None)
+        if isinstance(opts, Mapping):
+            out[str(opts.get("specname") or attr)] = attr
+    return out
+
+
+def implemented_points(obj: Any) -> list[str]:
+    """Extension points (camelCase) a plugin class or instance implements, in config order."""
+    hooks = _hook_names(obj)
+    return [p for p, hs in PRIMARY_HOOKS.items() if any(h in hooks for h in hs)]
+
+
+def unmarked_hooks(obj: Any) -> list[str]:
+    """Methods named like a hook but not marked with ``@hookimpl`` (a common mistake)."""
+    marked = set(_hook_names(obj).values())
+    from kubesched.sdk import EXTENSION_POINT_HOOKS
+
+    names = {h for hs in EXTENSION_POINT_HOOKS.values() for h in hs} | {"events_to_register"}
+    return sorted(n for n in names if n not in marked and callable(getattr(obj, n, None)))
+
+
+@dataclass
+class PluginSpec:
+    """One discovered plugin."""
+
+    name: str
+    distribution: str
+    version: str
+    value: str  # the entry point's value, e.g. "pkg.module:Class"
+    factory: Callable[..., Any] | None = None
+    error: str | None = None
+    extension_points: list[str] = field(default_factory=list)
+    args_cls: Any = None
+    args_kind: str = ""
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def broken(self) -> bool:
+        return self.error is not None
+
+    def as_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {
+            "name": self.name,
+            "distribution": self.distribution,
+            "version": self.version,
+            "extension_points": list(self.extension_points),
+            "args_kind": self.args_kind,
+            "args": args_schema(self.args_cls),
+            "entry_point": self.value,
+        }
+        if self.error:
+            d["error"] = self.error
+        if self.warnings:
+            d["warnings"] = list(self.warnings)
+        return d
+
+    def build(self, args: Any, handle: Any) -> Any:
+        """Instantiate the plugin with whichever of ``args`` and ``handle`` its factory takes."""
+        if self.factory is None:
+            raise BrokenPluginError(self.describe_error())
+        try:
+            params = inspect.signature(self.factory).parameters
+        except (TypeError, ValueError):
+            params = {}  # type: ignore[assignment]
+        kwargs: dict[str, Any] = {}
+        accepts_kw = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
+        if "args" in params or accepts_kw:
+            kwargs["args"] = args
+        if "handle" in params or accepts_kw:
+            kwargs["handle"] = handle
+        return self.factory(**kwargs)
+
+    def describe_error(self) -> str:
+        return f'plugin "{self.name}" from distribution {self.distribution} {self.version} failed to load: {self.error}'
+
+
+class Registry:
+    """The plugins available to this process, by config name."""
+
+    def __init__(self, specs: Iterable[PluginSpec] = ()) -> None:
+        self._specs: dict[str, PluginSpec] = {}
+        for s in specs:
+            self._specs[s.name] = s
+
+    # discovery ----------------------------------------------------------------------------
+    @classmethod
+    def discover(cls, group: str = ENTRY_POINT_GROUP, allow: str | None = None) -> Registry:
+        if allow is None:
+            allow = os.environ.get("KUBESCHED_LOAD_PLUGINS")
+        allowed = None if allow is None else {a.strip() for a in allow.split(",") if a.strip()}
+        reg = cls()
+        seen_dists: dict[str, str] = {}
+        for ep in metadata.entry_points(group=group):
+            dist = ep.dist
+            dname = dist.metadata["Name"] if dist is not None else "<unknown>"
+            version = dist.version if dist is not None else ""
+            if allowed is not None and dname != RUNTIME_DISTRIBUTION and dname not in allowed and ep.name not in allowed:
+                continue
+            if ep.name in reg._specs and seen_dists.get(ep.name) != dname:
+                other = reg._specs[ep.name]
+                other.error = (
+                    f'plugin name "{ep.name}" is registered by two distributions: '
+                    f"{other.distribution} and {dname}"
+                )
+                other.factory = None
+                continue
+            seen_dists[ep.name] = dname
+            spec = PluginSpec(ep.name, dname, version, ep.value)
+            reg._load(spec, ep.load)
+            reg._specs[spec.name] = spec
+        return reg
+
+    def _load(self, spec: PluginSpec, loader: Callable[[], Any]) -> None:
+        try:
+            obj = loader()
+        except BaseException as e:  # one broken distribution must not stop the others
+            if isinstance(e, (KeyboardInterrupt, SystemExit)):
+                raise
+            spec.error = f"{type(e).__name__}: {e}"
+            return
+        self._fill(spec, obj)
+
+    @staticmethod
+    def _fill(spec: PluginSpec, obj: Any) -> None:
+        if not callable(obj):
+            spec.error = f"entry point {spec.value} is not a class or factory"
+            return
+        spec.factory = obj
+        spec.extension_points = implemented_points(obj)
+        spec.args_cls = getattr(obj, "Args", None)
+        spec.args_kind = str(getattr(obj, "args_kind", "") or (f"{spec.name}Args" if spec.args_cls else ""))
+        if inspect.isclass(obj):
+            bad = unmarked_hooks(obj)
+            if bad:
+                spec.warnings.append(
+                    "methods named like hooks but not marked with @hookimpl (they will not be called): "
+                    + ", ".join(bad)
+                )
+
+    def register(self, name: str, factory: Any, *, distribution: str = "<in-process>", version: str = "") -> PluginSpec:
+        """Add a plugin in-process (tests, the testing kit); replaces one of the same name."""
+        spec = PluginSpec(name, distribution, version, getattr(factory, "__qualname__", repr(factory)))
+        self._fill(spec, factory)
+        self._specs[name] = spec
+        return spec
+
+    def copy(self) -> Registry:
+        return Registry(self._specs.values())
+
+    # queries ------------------------------------------------------------------------------
+    def names(self) -> list[str]:
+        return sorted(self._specs)
+
+    def specs(self) -> list[PluginSpec]:
+        return [self._specs[n] for n in self.names()]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._specs
+
+    def get(self, name: str) -> PluginSpec:
+        try:
+            return self._specs[name]
+        except KeyError:
+            from .config import suggest
+
+            hint = suggest(name, self._specs)
+            msg = f'unknown plugin "{name}"'
+            if hint:
+                msg += f'; did you mean "{hint}"?'
+            msg += f" installed plugins: {', '.join(self.names())}"
+            raise UnknownPluginError(msg) from None
+
+    def implements(self, name: str) -> list[str]:
+        spec = self._specs.get(name)
+        return list(spec.extension_points) if spec else []

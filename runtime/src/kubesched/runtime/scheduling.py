@@ -1,0 +1,249 @@
+"""The scheduling algorithm of one cycle (kube-scheduler's ``schedule_one.go``: schedulePod,
+findNodesThatFitPod, findNodesThatPassFilters, prioritizeNodes, selectHost) and FitError."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from kubesched.sdk import Code, CycleState, NodeInfo, Pod, Status
+
+from .framework import Framework, NodePluginScores
+from .snapshot import Snapshot
+
+__all__ = [
+    "Diagnosis",
+    "FitError",
+    "ScheduleResult",
+    "Scheduling",
+    "num_feasible_nodes_to_find",
+]
+
+MIN_FEASIBLE_NODES_TO_FIND = 100
+MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
+BASE_PERCENTAGE_OF_NODES_TO_SCORE = 50
+
+
+def num_feasible_nodes_to_find(percentage_of_nodes_to_score: int | None, num_all_nodes: int) -> int:
+    """kube-scheduler's adaptive numFeasibleNodesToFind."""
+    if num_all_nodes < MIN_FEASIBLE_NODES_TO_FIND:
+        return num_all_nodes
+    pct = percentage_of_nodes_to_score or 0
+    if pct >= 100:
+        return num_all_nodes
+    if pct == 0:
+        pct = BASE_PERCENTAGE_OF_NODES_TO_SCORE - num_all_nodes // 125
+        if pct < MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND:
+            pct = MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND
+    num = num_all_nodes * pct // 100
+    if num < MIN_FEASIBLE_NODES_TO_FIND:
+        return MIN_FEASIBLE_NODES_TO_FIND
+    return num
+
+
+@dataclass
+class Diagnosis:
+    node_to_status: dict[str, Status] = field(default_factory=dict)
+    #: the status of nodes not in node_to_status (rejected before Filter)
+    absent_status: Status | None = None
+    unschedulable_plugins: set[str] = field(default_factory=set)
+    pending_plugins: set[str] = field(default_factory=set)
+    pre_filter_msg: str = ""
+    post_filter_msg: str = ""
+
+    def add_plugin_status(self, st: Status) -> None:
+        if not st.plugin:
+            return
+        if st.is_rejected():
+            self.unschedulable_plugins.add(st.plugin)
+        if st.code is Code.PENDING:
+            self.pending_plugins.add(st.plugin)
+
+
+class FitError(Exception):
+    """No node fits: the message is kube-scheduler's ``0/N nodes are available: ...``."""
+
+    def __init__(self, pod: Pod, num_all_nodes: int, diagnosis: Diagnosis) -> None:
+        self.pod = pod
+        self.num_all_nodes = num_all_nodes
+        self.diagnosis = diagnosis
+        super().__init__(self.message())
+
+    def message(self) -> str:
+        d = self.diagnosis
+        msg = f"0/{self.num_all_nodes} nodes are available:"
+        if d.pre_filter_msg:
+            msg += f" {d.pre_filter_msg}."
+        else:
+            reasons: dict[str, int] = {}
+            for st in d.node_to_status.values():
+                for r in st.reasons:
+                    reasons[r] = reasons.get(r, 0) + 1
+            absent = self.num_all_nodes - len(d.node_to_status)
+            if absent > 0 and d.absent_status is not None:
+                for r in d.absent_status.reasons:
+                    reasons[r] = reasons.get(r, 0) + absent
+            hist = sorted(f"{v} {k}" for k, v in reasons.items())
+            if hist:
+                msg += f" {', '.join(hist)}."
+        if d.post_filter_msg:
+            msg += f" {d.post_filter_msg}."
+        return msg
+
+
+@dataclass
+class ScheduleResult:
+    suggested_host: str
+    evaluated_nodes: int
+    feasible_nodes: int
+    scores: list[NodePluginScores] = field(default_factory=list)
+
+
+class Scheduling:
+    """The per-scheduler state of the algorithm: the rotating start index and the RNG."""
+
+    def __init__(self, seed: int | None = None, global_percentage: int | None = None) -> None:
+        self.next_start_node_index = 0
+        self.rng = random.Random(seed)
+        self.global_percentage = global_percentage
+
+    def schedule_pod(
+        self,
+        fwk: Framework,
+        state: CycleState,
+        pod: Pod,
+        snapshot: Snapshot,
+        *,
+        keep_scores: bool = False,
+    ) -> ScheduleResult:
+        """Raises FitError when no node fits, or returns the chosen host. A framework Error is
+        raised as ``SchedulingError``."""
+        all_nodes = snapshot.list()
+        if not all_nodes:
+            raise SchedulingError(Status(Code.UNSCHEDULABLE, "no nodes available to schedule pods"), no_nodes=True)
+        feasible, diagnosis = self.find_nodes_that_fit_pod(fwk, state, pod, snapshot)
+        if not feasible:
+            raise FitError(pod, len(all_nodes), diagnosis)
+        if len(feasible) == 1:
+            res = ScheduleResult(feasible[0].name, 1 + len(diagnosis.node_to_status), 1)
+            if keep_scores:
+                scores, st = self.prioritize_nodes(fwk, state, pod, feasible)
+                res.scores = scores
+            return res
+        scores, st = self.prioritize_nodes(fwk, state, pod, feasible)
+        if not st.is_success():
+            raise SchedulingError(st)
+        host = self.select_host(scores)
+        return ScheduleResult(host, len(feasible) + len(diagnosis.node_to_status), len(feasible), scores if keep_scores else [])
+
+    def find_nodes_that_fit_pod(
+        self, fwk: Framework, state: CycleState, pod: Pod, snapshot: Snapshot
+    ) -> tuple[list[NodeInfo], Diagnosis]:
+        diagnosis = Diagnosis()
+        all_nodes = snapshot.list()
+        pre_res, st, plugins_with_nodes = fwk.run_pre_filter(state, pod, all_nodes)
+        diagnosis.unschedulable_plugins = set(plugins_with_nodes)
+        if not st.is_success():
+            if not st.is_rejected():
+                raise SchedulingError(st)
+            diagnosis.absent_status = st
+            diagnosis.pre_filter_msg = st.message
+            if st.plugin:
+                diagnosis.unschedulable_plugins.add(st.plugin)
+            return [], diagnosis
+        if pod.nominated_node_name:
+            ni = _get(snapshot, pod.nominated_node_name)
+            if ni is not None:
+                feasible = self._pass_filters(fwk, state, pod, diagnosis, [ni], update_index=False)
+                if feasible:
+                    return feasible, diagnosis
+        nodes: Sequence[NodeInfo] = all_nodes
+        if pre_res is not None and not pre_res.all_nodes():
+            nodes = [ni for name in sorted(pre_res.node_names or ()) if (ni := _get(snapshot, name)) is not None]
+            diagnosis.absent_status = Status(
+                Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
+                f"node(s) didn't satisfy plugin(s) [{' '.join(sorted(plugins_with_nodes))}]",
+            )
+        feasible = self._pass_filters(fwk, state, pod, diagnosis, nodes, update_index=False)
+        processed = len(feasible) + len(diagnosis.node_to_status)
+        self.next_start_node_index = (self.next_start_node_index + processed) % len(all_nodes)
+        return feasible, diagnosis
+
+    def _pass_filters(
+        self,
+        fwk: Framework,
+        state: CycleState,
+        pod: Pod,
+        diagnosis: Diagnosis,
+        nodes: Sequence[NodeInfo],
+        update_index: bool,
+    ) -> list[NodeInfo]:
+        n = len(nodes)
+        if n == 0:
+            return []
+        pct = fwk.percentage_of_nodes_to_score
+        if pct is None:
+            pct = self.global_percentage
+        to_find = num_feasible_nodes_to_find(pct, n)
+        start = self.next_start_node_index % n
+        if not fwk.has_filter_plugins():
+            return [nodes[(start + i) % n] for i in range(to_find)]
+        feasible: list[NodeInfo] = []
+        statuses = diagnosis.node_to_status
+        run = fwk.run_filter_plugins_with_nominated_pods
+        for i in range(n):
+            ni = nodes[(start + i) % n]
+            st = run(state, pod, ni)
+            if st.code is Code.SUCCESS:
+                feasible.append(ni)
+                if len(feasible) >= to_find:
+                    break
+            elif st.code is Code.ERROR:
+                raise SchedulingError(st)
+            else:
+                statuses[ni.name] = st
+                diagnosis.add_plugin_status(st)
+        return feasible
+
+    def prioritize_nodes(
+        self, fwk: Framework, state: CycleState, pod: Pod, nodes: list[NodeInfo]
+    ) -> tuple[list[NodePluginScores], Status]:
+        if not fwk.has_score_plugins():
+            return [NodePluginScores(ni.name, [], 1) for ni in nodes], Status()
+        st = fwk.run_pre_score_plugins(state, pod, nodes)
+        if not st.is_success():
+            return [], st
+        return fwk.run_score_plugins(state, pod, nodes)
+
+    def select_host(self, scores: list[NodePluginScores]) -> str:
+        """Highest total; ties broken uniformly at random (reservoir sampling, as selectHost)."""
+        best = scores[0]
+        count = 1
+        rng = self.rng
+        for s in scores[1:]:
+            if s.total_score > best.total_score:
+                best = s
+                count = 1
+            elif s.total_score == best.total_score:
+                count += 1
+                if rng.randrange(count) == 0:
+                    best = s
+        return best.name
+
+
+class SchedulingError(Exception):
+    def __init__(self, status: Status, no_nodes: bool = False) -> None:
+        super().__init__(status.message)
+        self.status = status
+        self.no_nodes = no_nodes
+
+
+def _get(snapshot: Snapshot, name: str) -> NodeInfo | None:
+    try:
+        return snapshot.get(name)
+    except KeyError:
+        return None
+
+
+__all__ += ["SchedulingError"]
