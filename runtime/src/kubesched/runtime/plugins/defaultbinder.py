@@ -1,0 +1,22 @@
+"""DefaultBinder: binds the pod through the cluster (kube-scheduler's ``defaultbinder``)."""
+
+from __future__ import annotations
+
+from kubesched.sdk import CycleState, Handle, Pod, Status, hookimpl
+
+__all__ = ["DefaultBinder"]
+
+
+class DefaultBinder:
+    name = "DefaultBinder"
+
+    def __init__(self, handle: Handle) -> None:
+        self.handle = handle
+
+    @hookimpl
+    def bind(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
+        try:
+            self.handle.bind_pod(pod, node_name)
+        except Exception as e:
+            return Status.from_exception(e)
+        return None

@@ -1,0 +1,96 @@
+"""ImageLocality: favour nodes that already have the pod's container images.
+
+Ported from kube-scheduler ``pkg/scheduler/framework/plugins/imagelocality/image_locality.go`` at
+Kubernetes v1.36.3 (Go module ``k8s.io/kubernetes@v1.36.3``), which scores as v1.34 does: images of
+init containers, containers and image volumes (kubernetes#130231) count, each scaled by the share of
+nodes that have it; the threshold counts containers and init containers only. The v1.35+ SignPod
+has no counterpart in kubesched.
+
+Image sizes and the number of nodes that have each image come from ``NodeInfo.image_states``,
+which the runtime fills from ``node.status.images``, keyed by every name an image has there.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from kubesched.sdk import MAX_NODE_SCORE, CycleState, ImageStateSummary, NodeInfo, Pod, hookimpl
+
+__all__ = ["ImageLocality", "normalized_image_name"]
+
+_MB = 1024 * 1024
+#: The image score bounds: a reasonable size range for compressed images in registries.
+MIN_THRESHOLD = 23 * _MB
+MAX_CONTAINER_THRESHOLD = 1000 * _MB
+
+#: CycleState key under which Score keeps the pod's normalized image names for the cycle.
+_IMAGES_STATE_KEY = "Score/ImageLocality/images"
+
+
+def normalized_image_name(name: str) -> str:
+    """The CRI-compliant name: ``:latest`` is added when there is no tag after the last ``/``."""
+    if name.rfind(":") <= name.rfind("/"):
+        name += ":latest"
+    return name
+
+
+def _pod_images(pod: Pod) -> tuple[tuple[str, ...], int]:
+    """Normalized names of the images of the init containers, containers and image volumes,
+    and the number of containers (init containers included)."""
+    init, containers = pod.init_containers, pod.containers
+    names = [normalized_image_name(str(c.get("image") or "")) for c in init]
+    names += [normalized_image_name(str(c.get("image") or "")) for c in containers]
+    for v in pod.volumes:
+        image = v.get("image")
+        if isinstance(image, Mapping):
+            names.append(normalized_image_name(str(image.get("reference") or "")))
+    return tuple(names), len(init) + len(containers)
+
+
+def scaled_image_score(image_state: ImageStateSummary, total_num_nodes: int) -> int:
+    """The image size scaled by the share of nodes that have it (against "node heating")."""
+    spread = image_state.num_nodes / total_num_nodes
+    return int(image_state.size * spread)
+
+
+def calculate_priority(sum_scores: int, num_containers: int) -> int:
+    """Scale the sum of image scores, clamped to [23MB, 1000MB * containers], to 0..100."""
+    max_threshold = MAX_CONTAINER_THRESHOLD * num_containers
+    if sum_scores < MIN_THRESHOLD:
+        sum_scores = MIN_THRESHOLD
+    elif sum_scores > max_threshold:
+        sum_scores = max_threshold
+    return _go_div(MAX_NODE_SCORE * (sum_scores - MIN_THRESHOLD), max_threshold - MIN_THRESHOLD)
+
+
+def _go_div(a: int, b: int) -> int:
+    """Go's integer division (truncates toward zero)."""
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b >= 0) else -q
+
+
+class ImageLocality:
+    """Score: the sum of the scaled sizes of the pod's images present on the node."""
+
+    name = "ImageLocality"
+
+    def __init__(self, args: Any = None, handle: Any = None) -> None:
+        self.handle = handle
+
+    @hookimpl
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int:
+        total_num_nodes = len(self.handle.snapshot().list())
+        images = state.get(_IMAGES_STATE_KEY)
+        if images is None:  # first node of the cycle: normalize the pod's image names once
+            images = _pod_images(pod)
+            state.write(_IMAGES_STATE_KEY, images)
+        names, num_containers = images
+        image_states = node_info.image_states
+        total = 0
+        if image_states:
+            for name in names:
+                st = image_states.get(name)
+                if st is not None:
+                    total += scaled_image_score(st, total_num_nodes)
+        return calculate_priority(total, num_containers)

@@ -1,0 +1,485 @@
+"""NodeResourcesFit: does the node have room for the pod's requests, and how full is it?
+
+A port of kube-scheduler's ``pkg/scheduler/framework/plugins/noderesources/fit.go`` (v1.34; see
+the package docstring for the sources followed).
+
+* PreFilter computes the pod's requests once (``computePodResourceRequest``: containers summed,
+  init containers as a floor, sidecars, pod-level requests, overhead). A pod with a restartable
+  init container is UnschedulableAndUnresolvable when SidecarContainers is off. PreFilter never
+  returns Skip: every pod occupies a pod slot, so Filter always has work to do.
+* Filter reports every shortage, as Go does: ``Too many pods``, ``Insufficient cpu``,
+  ``Insufficient memory``, ``Insufficient ephemeral-storage``, ``Insufficient <scalar>``
+  (extended resources such as ``nvidia.com/gpu``, hugepages, ``kubernetes.io/`` resources), in
+  that order (scalars sorted by name; Go's map order is random). The status is Unschedulable, or
+  UnschedulableAndUnresolvable when a request exceeds the node's whole allocatable amount (no
+  preemption can help). ``ignoredResources`` / ``ignoredResourceGroups`` skip extended resources.
+* PreScore/Score rank nodes with the configured scoring strategy (``resource_allocation.py``).
+* EnqueueExtensions: assigned pod deleted (and scaled down under InPlacePodVerticalScaling), node
+  added or its allocatable changed, with Go's queueing hints.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from kubesched.sdk import (
+    ActionType,
+    ClusterEvent,
+    ClusterEventWithHint,
+    Code,
+    CycleState,
+    EventResource,
+    Node,
+    NodeInfo,
+    Pod,
+    QueueingHint,
+    Resource,
+    StateData,
+    Status,
+    hookimpl,
+    is_scalar_resource,
+)
+
+from .args import (
+    LEAST_ALLOCATED,
+    MOST_ALLOCATED,
+    REQUESTED_TO_CAPACITY_RATIO,
+    NodeResourcesFitArgs,
+)
+from .features import DEFAULT_FEATURES, Features
+from .least_allocated import least_resource_scorer
+from .most_allocated import most_resource_scorer
+from .pod_requests import compute_pod_resource_request, is_extended_resource_name, pod_requests
+from .requested_to_capacity_ratio import requested_to_capacity_ratio_scorer
+from .resource_allocation import ResourceAllocationScorer
+
+__all__ = [
+    "NAME",
+    "PRE_FILTER_STATE_KEY",
+    "PRE_SCORE_STATE_KEY",
+    "Fit",
+    "InsufficientResource",
+    "fits",
+    "fits_request",
+    "has_restartable_init_container",
+    "have_any_requested_resources_increased",
+    "is_fit",
+]
+
+NAME = "NodeResourcesFit"
+PRE_FILTER_STATE_KEY = "PreFilter" + NAME
+PRE_SCORE_STATE_KEY = "PreScore" + NAME
+
+ERR_REASON_RESTARTABLE_INIT = (
+    "Pod has a restartable init container and the SidecarContainers feature is disabled"
+)
+_TOO_MANY_PODS = "Too many pods"
+_INSUFFICIENT_CPU = "Insufficient cpu"
+_INSUFFICIENT_MEMORY = "Insufficient memory"
+_INSUFFICIENT_EPHEMERAL = "Insufficient ephemeral-storage"
+
+
+@dataclass(slots=True)
+class InsufficientResource:
+    """What limit was hit: the resource, the Filter reason, the pod's request, the amount already
+    requested on the node and the node's allocatable amount. ``unresolvable`` when the request
+    exceeds the allocatable amount itself, so evicting pods (preemption) cannot help."""
+
+    resource_name: str
+    reason: str
+    requested: int
+    used: int
+    capacity: int
+    unresolvable: bool = False
+
+
+class _PreFilterState(StateData):
+    """preFilterState: the pod's requests, with what Filter checks precomputed."""
+
+    __slots__ = ("empty", "ephemeral_storage", "memory", "milli_cpu", "resource", "scalars")
+
+    def __init__(
+        self,
+        resource: Resource,
+        ignored: Collection[str] = (),
+        ignored_groups: Collection[str] = (),
+    ) -> None:
+        self.resource = resource
+        self.milli_cpu = resource.milli_cpu
+        self.memory = resource.memory
+        self.ephemeral_storage = resource.ephemeral_storage
+        # Go returns early when nothing is requested; ScalarResources holds zero entries too
+        self.empty = not (
+            resource.milli_cpu or resource.memory or resource.ephemeral_storage or resource.scalar
+        )
+        scalars = []
+        for name in sorted(resource.scalar):
+            q = resource.scalar[name]
+            if q == 0:
+                continue
+            if is_extended_resource_name(name):
+                prefix = name.split("/", 1)[0] if ignored_groups else ""
+                if name in ignored or prefix in ignored_groups:
+                    continue
+            scalars.append((name, q))
+        self.scalars = tuple(scalars)
+
+    def clone(self) -> _PreFilterState:
+        return self
+
+
+class _PreScoreState(StateData):
+    """preScoreState: the pod's requests in the order of the scoring resources."""
+
+    __slots__ = ("pod_requests",)
+
+    def __init__(self, pod_requests: list[int]) -> None:
+        self.pod_requests = pod_requests
+
+    def clone(self) -> _PreScoreState:
+        return self
+
+
+def _check(s: _PreFilterState, node_info: NodeInfo) -> list[InsufficientResource] | None:
+    """fitsRequest; ``None`` when the pod fits."""
+    alloc = node_info.allocatable
+    n_pods = len(node_info.pods)
+    out: list[InsufficientResource] | None = None
+    if n_pods + 1 > alloc.allowed_pod_number:
+        out = [InsufficientResource("pods", _TOO_MANY_PODS, 1, n_pods, alloc.allowed_pod_number)]
+    if s.empty:
+        return out
+    req = node_info.requested
+    q = s.milli_cpu
+    if q > 0 and q > alloc.milli_cpu - req.milli_cpu:
+        out = out or []
+        out.append(
+            InsufficientResource(
+                "cpu", _INSUFFICIENT_CPU, q, req.milli_cpu, alloc.milli_cpu, q > alloc.milli_cpu
+            )
+        )
+    q = s.memory
+    if q > 0 and q > alloc.memory - req.memory:
+        out = out or []
+        out.append(
+            InsufficientResource(
+                "memory", _INSUFFICIENT_MEMORY, q, req.memory, alloc.memory, q > alloc.memory
+            )
+        )
+    q = s.ephemeral_storage
+    if q > 0 and q > alloc.ephemeral_storage - req.ephemeral_storage:
+        out = out or []
+        out.append(
+            InsufficientResource(
+                "ephemeral-storage",
+                _INSUFFICIENT_EPHEMERAL,
+                q,
+                req.ephemeral_storage,
+                alloc.ephemeral_storage,
+                q > alloc.ephemeral_storage,
+            )
+        )
+    if s.scalars:
+        alloc_scalar = alloc.scalar
+        req_scalar = req.scalar
+        for name, q in s.scalars:
+            a = alloc_scalar.get(name, 0)
+            u = req_scalar.get(name, 0)
+            if q > a - u:
+                out = out or []
+                out.append(InsufficientResource(name, "Insufficient " + name, q, u, a, q > a))
+    return out
+
+
+def fits_request(
+    pod_request: Resource,
+    node_info: NodeInfo,
+    ignored_extended_resources: Collection[str] | None = None,
+    ignored_resource_groups: Collection[str] | None = None,
+) -> list[InsufficientResource]:
+    """fitsRequest: every resource the node lacks for ``pod_request``; empty when it fits."""
+    s = _PreFilterState(
+        pod_request, ignored_extended_resources or (), ignored_resource_groups or ()
+    )
+    return _check(s, node_info) or []
+
+
+def fits(
+    pod: Pod, node_info: NodeInfo, *, enable_pod_level_resources: bool = True
+) -> list[InsufficientResource]:
+    """Fits: whether the node has room for the pod (no resources ignored)."""
+    return fits_request(
+        compute_pod_resource_request(pod, pod_level=enable_pod_level_resources), node_info
+    )
+
+
+def is_fit(
+    pod: Pod, node: Node | Mapping[str, Any] | None, *, enable_pod_level_resources: bool = True
+) -> bool:
+    """isFit: the pod fits the node when it is empty; False for no node."""
+    if node is None:
+        return False
+    ni = NodeInfo(node if isinstance(node, Node) else Node(node))
+    return not fits(pod, ni, enable_pod_level_resources=enable_pod_level_resources)
+
+
+def have_any_requested_resources_increased(
+    pod: Pod,
+    original_node: Node | Mapping[str, Any],
+    modified_node: Node | Mapping[str, Any],
+    *,
+    enable_pod_level_resources: bool = True,
+) -> bool:
+    """haveAnyRequestedResourcesIncreased: the node's pod count, or the allocatable amount of a
+    resource the pod requests, went up."""
+    pr = compute_pod_resource_request(pod, pod_level=enable_pod_level_resources)
+    orig = (original_node if isinstance(original_node, Node) else Node(original_node)).allocatable
+    mod = (modified_node if isinstance(modified_node, Node) else Node(modified_node)).allocatable
+    if mod.allowed_pod_number > orig.allowed_pod_number:
+        return True
+    if pr.milli_cpu == 0 and pr.memory == 0 and pr.ephemeral_storage == 0 and not pr.scalar:
+        return False
+    if (
+        (pr.milli_cpu > 0 and mod.milli_cpu > orig.milli_cpu)
+        or (pr.memory > 0 and mod.memory > orig.memory)
+        or (pr.ephemeral_storage > 0 and mod.ephemeral_storage > orig.ephemeral_storage)
+    ):
+        return True
+    for name, q in pr.scalar.items():
+        if q == 0:
+            continue
+        if mod.scalar.get(name, 0) > orig.scalar.get(name, 0):
+            return True
+    return False
+
+
+def has_restartable_init_container(pod: Pod) -> bool:
+    return any(c.get("restartPolicy") == "Always" for c in pod.init_containers)
+
+
+def _as(obj: Any, cls: type[Pod] | type[Node]) -> tuple[bool, Any]:
+    """schedutil.As: (ok, view or None); not ok when the object is not a ``cls``."""
+    if obj is None:
+        return True, None
+    if isinstance(obj, cls):
+        return True, obj
+    if isinstance(obj, Mapping) and obj.get("kind", cls.__name__) == cls.__name__:
+        return True, cls(obj)
+    return False, None
+
+
+def _to_resource(reqs: Mapping[str, Any]) -> Resource:
+    r = Resource()
+    for k, v in reqs.items():
+        r.add_quantity(k, v)
+    return r
+
+
+def _strategy(args: NodeResourcesFitArgs) -> ResourceAllocationScorer:
+    """nodeResourceStrategyTypeMap. As in Go, the scorer is built without the plugin's
+    InPlacePodVerticalScaling/PodLevelResources flags (they stay false on the embedded
+    resourceAllocationScorer), so Fit's scoring reads container requests only."""
+    s = args.scoring_strategy
+    if s is None:
+        raise ValueError("scoring strategy not specified")
+    resources = s.resources
+    if s.type == LEAST_ALLOCATED:
+        return ResourceAllocationScorer(
+            LEAST_ALLOCATED, least_resource_scorer(resources), resources
+        )
+    if s.type == MOST_ALLOCATED:
+        return ResourceAllocationScorer(MOST_ALLOCATED, most_resource_scorer(resources), resources)
+    if s.type == REQUESTED_TO_CAPACITY_RATIO:
+        shape = (
+            s.requested_to_capacity_ratio.shape if s.requested_to_capacity_ratio is not None else []
+        )
+        return ResourceAllocationScorer(
+            REQUESTED_TO_CAPACITY_RATIO,
+            requested_to_capacity_ratio_scorer(resources, shape),
+            resources,
+        )
+    raise ValueError(f"scoring strategy {s.type} is not supported")
+
+
+class Fit:
+    """The NodeResourcesFit plugin (PreFilter, Filter, PreScore, Score, EnqueueExtensions)."""
+
+    name = NAME
+    Args = NodeResourcesFitArgs
+    args_kind = "NodeResourcesFitArgs"
+
+    def __init__(
+        self,
+        args: NodeResourcesFitArgs | None = None,
+        handle: Any = None,
+        *,
+        features: Features | None = None,
+    ) -> None:
+        if args is None:
+            args = NodeResourcesFitArgs()
+        args.validate()  # NewFit validates, whoever built the args
+        self.args = args
+        self.handle = handle
+        self.features = features if features is not None else DEFAULT_FEATURES
+        self.ignored_resources = frozenset(args.ignored_resources)
+        self.ignored_resource_groups = frozenset(args.ignored_resource_groups)
+        self.scorer = _strategy(args)
+        self.resources = self.scorer.resources
+
+    # PreFilter / Filter ------------------------------------------------------------------------
+    @hookimpl
+    def pre_filter(self, state: CycleState, pod: Pod) -> Status | None:
+        if not self.features.enable_sidecar_containers and has_restartable_init_container(pod):
+            # The scheduler's totals for sidecars match v1.28+ kubelets only: refuse the pod.
+            return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_RESTARTABLE_INIT)
+        request = compute_pod_resource_request(
+            pod, pod_level=self.features.enable_pod_level_resources
+        )
+        state.write(
+            PRE_FILTER_STATE_KEY,
+            _PreFilterState(request, self.ignored_resources, self.ignored_resource_groups),
+        )
+        return None
+
+    @hookimpl
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        s = state.get(PRE_FILTER_STATE_KEY)
+        if type(s) is not _PreFilterState:
+            if s is None:
+                return Status(
+                    Code.ERROR, f'error reading "{PRE_FILTER_STATE_KEY}" from cycleState: not found'
+                )
+            return Status(Code.ERROR, f"{s!r}  convert to NodeResourcesFit.preFilterState error")
+        insufficient = _check(s, node_info)
+        if insufficient is None:
+            return None
+        code = Code.UNSCHEDULABLE
+        reasons = []
+        for r in insufficient:
+            reasons.append(r.reason)
+            if r.unresolvable:
+                code = Code.UNSCHEDULABLE_AND_UNRESOLVABLE
+        return Status(code, *reasons)
+
+    # PreScore / Score --------------------------------------------------------------------------
+    @hookimpl
+    def pre_score(self, state: CycleState, pod: Pod) -> Status | None:
+        state.write(
+            PRE_SCORE_STATE_KEY,
+            _PreScoreState(self.scorer.calculate_pod_resource_request_list(pod)),
+        )
+        return None
+
+    @hookimpl
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Any:
+        s = state.get(PRE_SCORE_STATE_KEY)
+        if type(s) is _PreScoreState:
+            reqs = s.pod_requests
+        else:
+            reqs = self.scorer.calculate_pod_resource_request_list(pod)
+        return self.scorer.score(node_info, reqs)
+
+    # EnqueueExtensions -------------------------------------------------------------------------
+    @hookimpl
+    def events_to_register(self) -> Sequence[ClusterEventWithHint]:
+        pod_action = ActionType.DELETE
+        if self.features.enable_in_place_pod_vertical_scaling:
+            # a pod resized down may free resources
+            pod_action |= ActionType.UPDATE_POD_SCALE_DOWN
+        # UpdateNodeTaint/UpdateNodeLabel only because a Node/Add may be missed by preCheck,
+        # which is not used when queueing hints are on.
+        node_action = (
+            ActionType.ADD
+            | ActionType.UPDATE_NODE_ALLOCATABLE
+            | ActionType.UPDATE_NODE_TAINT
+            | ActionType.UPDATE_NODE_LABEL
+        )
+        if self.features.enable_scheduling_queue_hint:
+            node_action = ActionType.ADD | ActionType.UPDATE_NODE_ALLOCATABLE
+        return [
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.POD.value, pod_action),
+                self.is_schedulable_after_pod_event,
+            ),
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.NODE.value, node_action),
+                self.is_schedulable_after_node_change,
+            ),
+        ]
+
+    def is_schedulable_after_pod_event(self, pod: Any, old_obj: Any, new_obj: Any) -> QueueingHint:
+        """isSchedulableAfterPodEvent: a scheduled (or nominated) pod was deleted, or a pod was
+        scaled down in a way that frees what this pod requests."""
+        ok_old, original = _as(old_obj, Pod)
+        ok_new, modified = _as(new_obj, Pod)
+        if not (ok_old and ok_new):
+            return QueueingHint.QUEUE  # Go: an error, which requeues
+        if modified is None:
+            if original is None:
+                return QueueingHint.QUEUE
+            if not original.node_name and not original.nominated_node_name:
+                # an unscheduled pod's deletion frees nothing
+                return QueueingHint.SKIP
+            return QueueingHint.QUEUE
+        if not self.features.enable_in_place_pod_vertical_scaling:
+            # without in-place resize a pod update cannot free resources
+            return QueueingHint.SKIP
+        target = pod if isinstance(pod, Pod) else Pod(pod)
+        if not self.is_schedulable_after_pod_scale_down(target, original, modified):
+            return QueueingHint.SKIP
+        return QueueingHint.QUEUE
+
+    def is_schedulable_after_pod_scale_down(
+        self, target_pod: Pod, original_pod: Pod | None, modified_pod: Pod
+    ) -> bool:
+        """isSchedulableAfterPodScaleDown: the target pod itself changed, or a scheduled pod's
+        request of a resource the target requests went down."""
+        if modified_pod.uid == target_pod.uid:
+            return True
+        if not modified_pod.node_name:
+            return False
+        use_status = self.features.enable_in_place_pod_vertical_scaling
+        orig = (
+            _to_resource(pod_requests(original_pod, use_status=use_status))
+            if original_pod is not None
+            else Resource()
+        )
+        mod = _to_resource(pod_requests(modified_pod, use_status=use_status))
+        for name, q in pod_requests(target_pod, use_status=use_status).items():
+            if q == 0:
+                continue
+            if name == "cpu":
+                if orig.milli_cpu > mod.milli_cpu:
+                    return True
+            elif name == "memory":
+                if orig.memory > mod.memory:
+                    return True
+            elif name == "ephemeral-storage":
+                if orig.ephemeral_storage > mod.ephemeral_storage:
+                    return True
+            elif is_scalar_resource(name) and orig.scalar.get(name, 0) > mod.scalar.get(name, 0):
+                return True
+        return False
+
+    def is_schedulable_after_node_change(
+        self, pod: Any, old_obj: Any, new_obj: Any
+    ) -> QueueingHint:
+        """isSchedulableAfterNodeChange: a node was added that fits the pod, or a node's
+        allocatable amount of something the pod requests went up and the pod now fits."""
+        ok_old, original = _as(old_obj, Node)
+        ok_new, modified = _as(new_obj, Node)
+        if not (ok_old and ok_new):
+            return QueueingHint.QUEUE
+        target = pod if isinstance(pod, Pod) else Pod(pod)
+        pod_level = self.features.enable_pod_level_resources
+        if not is_fit(target, modified, enable_pod_level_resources=pod_level):
+            return QueueingHint.SKIP
+        if original is None:
+            return QueueingHint.QUEUE
+        if not have_any_requested_resources_increased(
+            target, original, modified, enable_pod_level_resources=pod_level
+        ):
+            return QueueingHint.SKIP
+        return QueueingHint.QUEUE

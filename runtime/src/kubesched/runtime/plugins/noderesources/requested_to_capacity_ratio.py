@@ -1,0 +1,75 @@
+"""kube-scheduler's ``noderesources/requested_to_capacity_ratio.go``: score each resource by a
+user-defined broken linear function of its utilization (0..100), then take the weighted mean.
+
+Shape scores are given on a 0..MaxCustomPriorityScore (10) scale and multiplied by
+MaxNodeScore / MaxCustomPriorityScore (10). A resource whose request exceeds its capacity is scored
+at 100% utilization; only resources with a positive score count towards the weight sum; the mean is
+rounded half away from zero (Go's ``math.Round``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from kubesched.sdk import MAX_NODE_SCORE
+
+from .args import MAX_CUSTOM_PRIORITY_SCORE, ResourceSpec, UtilizationShapePoint
+from .resource_allocation import Scorer
+from .shape import FunctionShapePoint, build_broken_linear_function
+
+__all__ = [
+    "MAX_UTILIZATION",
+    "build_requested_to_capacity_ratio_scorer_function",
+    "requested_to_capacity_ratio_scorer",
+]
+
+MAX_UTILIZATION = 100
+
+
+def _go_round(x: float) -> int:
+    """math.Round: the nearest integer, halves away from zero (``round()`` rounds halves to even)."""
+    a = abs(x)
+    r = math.floor(a)
+    if a - r >= 0.5:
+        r += 1
+    return r if x >= 0 else -r
+
+
+def build_requested_to_capacity_ratio_scorer_function(
+    scoring_function_shape: Sequence[FunctionShapePoint], resources: Sequence[ResourceSpec]
+) -> Scorer:
+    """buildRequestedToCapacityRatioScorerFunction."""
+    raw_scoring_function = build_broken_linear_function(scoring_function_shape)
+    weights = tuple(r.weight for r in resources)
+
+    def resource_scoring_function(requested: int, capacity: int) -> int:
+        if capacity == 0 or requested > capacity:
+            return raw_scoring_function(MAX_UTILIZATION)
+        # requested >= 0 and capacity > 0 here, so floor division is Go's truncation
+        return raw_scoring_function(requested * MAX_UTILIZATION // capacity)
+
+    def scorer(requested: list[int], allocatable: list[int]) -> int:
+        node_score = weight_sum = 0
+        for i in range(len(requested)):
+            if allocatable[i] == 0:
+                continue
+            weight = weights[i]
+            resource_score = resource_scoring_function(requested[i], allocatable[i])
+            if resource_score > 0:
+                node_score += resource_score * weight
+                weight_sum += weight
+        if weight_sum == 0:
+            return 0
+        return _go_round(node_score / weight_sum)
+
+    return scorer
+
+
+def requested_to_capacity_ratio_scorer(
+    resources: Sequence[ResourceSpec], shape: Sequence[UtilizationShapePoint]
+) -> Scorer:
+    """requestedToCapacityRatioScorer: scales the shape's scores to the node score range."""
+    scale = MAX_NODE_SCORE // MAX_CUSTOM_PRIORITY_SCORE
+    points = [FunctionShapePoint(int(p.utilization), int(p.score) * scale) for p in shape]
+    return build_requested_to_capacity_ratio_scorer_function(points, resources)

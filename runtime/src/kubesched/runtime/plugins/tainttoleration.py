@@ -1,0 +1,178 @@
+"""TaintToleration: filter out nodes with NoSchedule/NoExecute taints the pod doesn't tolerate, and
+prefer nodes with fewer untolerated PreferNoSchedule taints.
+
+Ported from kube-scheduler ``pkg/scheduler/framework/plugins/tainttoleration/taint_toleration.go``
+at Kubernetes v1.36.3 (Go module ``k8s.io/kubernetes@v1.36.3``) with v1.34 semantics:
+
+* SchedulerQueueingHints is GA (locked on) since v1.34, so the queueing-hint event set is used.
+* The alpha TaintTolerationComparisonOperators gate of v1.35+ (``Gt``/``Lt`` tolerations) is off;
+  only ``Equal``/``Exists`` tolerations exist (the SDK rejects other operators as invalid).
+* The Filter reason is the generic ``node(s) had untolerated taint(s)``: kubernetes#134740 removed
+  the taint key and value from the message and was cherry-picked to release-1.34 (kubernetes#135023);
+  v1.34.0/v1.34.1 still said ``node(s) had untolerated taint {key: value}``.
+* The v1.35+ SignPod has no counterpart in kubesched.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from kubesched.sdk import (
+    MAX_NODE_SCORE,
+    ActionType,
+    ClusterEvent,
+    ClusterEventWithHint,
+    Code,
+    CycleState,
+    EventResource,
+    InvalidObjectError,
+    Node,
+    NodeInfo,
+    NodeScore,
+    Pod,
+    QueueingHint,
+    StateData,
+    Status,
+    Toleration,
+    find_untolerated_taint,
+    hookimpl,
+)
+
+from .helper import default_normalize_score
+
+__all__ = ["ERR_REASON_NOT_MATCH", "ERR_REASON_UNTOLERATED", "TaintToleration"]
+
+NAME = "TaintToleration"
+#: CycleState key of the data PreScore computes for Score.
+PRE_SCORE_STATE_KEY = "PreScore" + NAME
+#: Go's exported ErrReasonNotMatch (not returned by Filter any more; kept for parity).
+ERR_REASON_NOT_MATCH = "node(s) had taints that the pod didn't tolerate"
+#: The Filter reason.
+ERR_REASON_UNTOLERATED = "node(s) had untolerated taint(s)"
+
+_PREFER_NO_SCHEDULE = "PreferNoSchedule"
+#: helper.DoNotScheduleTaintsFilterFunc: only these effects reject a pod.
+_DO_NOT_SCHEDULE = frozenset(("NoSchedule", "NoExecute"))
+
+
+class _PreScoreState(StateData):
+    __slots__ = ("tolerations_prefer_no_schedule",)
+
+    def __init__(self, tolerations_prefer_no_schedule: tuple[Toleration, ...]) -> None:
+        self.tolerations_prefer_no_schedule = tolerations_prefer_no_schedule
+
+    def clone(self) -> _PreScoreState:
+        return self  # never mutated
+
+
+class TaintToleration:
+    """Filter, PreScore, Score and NormalizeScore on node taints and pod tolerations."""
+
+    name = NAME
+
+    def __init__(self, args: Any = None, handle: Any = None) -> None:
+        self.handle = handle
+
+    @hookimpl
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        return [
+            # With queueing hints there is no preCheck, so UpdateNodeLabel is not needed.
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.NODE.value, ActionType.ADD | ActionType.UPDATE_NODE_TAINT),
+                self.is_schedulable_after_node_change,
+            ),
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.POD.value, ActionType.UPDATE_POD_TOLERATION),
+                self.is_schedulable_after_pod_toleration_change,
+            ),
+        ]
+
+    def is_schedulable_after_node_change(self, pod: Any, old_obj: Any, new_obj: Any) -> QueueingHint:
+        try:
+            original, modified = _as(Node, old_obj, new_obj)
+            if modified is None:
+                return QueueingHint.QUEUE
+            tolerations = (pod if isinstance(pod, Pod) else Pod(pod)).tolerations
+            was_untolerated = True
+            if original is not None:
+                was_untolerated = find_untolerated_taint(original.taints, tolerations, _DO_NOT_SCHEDULE) is not None
+            is_untolerated = find_untolerated_taint(modified.taints, tolerations, _DO_NOT_SCHEDULE) is not None
+        except (TypeError, InvalidObjectError):
+            return QueueingHint.QUEUE  # Go: (Queue, err)
+        if was_untolerated and not is_untolerated:
+            return QueueingHint.QUEUE
+        return QueueingHint.SKIP
+
+    def is_schedulable_after_pod_toleration_change(self, pod: Any, old_obj: Any, new_obj: Any) -> QueueingHint:
+        try:
+            _, modified = _as(Pod, old_obj, new_obj)
+        except TypeError:
+            return QueueingHint.QUEUE  # Go: (Queue, err)
+        if modified is None:
+            return QueueingHint.QUEUE
+        if (pod if isinstance(pod, Pod) else Pod(pod)).uid == modified.uid:
+            # The unschedulable pod itself got a new toleration.
+            return QueueingHint.QUEUE
+        # Another pod's tolerations don't change this plugin's decision.
+        return QueueingHint.SKIP
+
+    @hookimpl
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        taints = node_info.node.taints
+        if not taints:
+            return None
+        if find_untolerated_taint(taints, pod.tolerations, _DO_NOT_SCHEDULE) is None:
+            return None
+        return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_UNTOLERATED)
+
+    @hookimpl
+    def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:
+        # An empty effect means all effects, PreferNoSchedule included.
+        tolerations = tuple(t for t in pod.tolerations if not t.effect or t.effect == _PREFER_NO_SCHEDULE)
+        state.write(PRE_SCORE_STATE_KEY, _PreScoreState(tolerations))
+        return None
+
+    @hookimpl
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Any:
+        taints = node_info.node.taints
+        s = state.get(PRE_SCORE_STATE_KEY)
+        if not isinstance(s, _PreScoreState):
+            if s is None:
+                msg = f'failed to read "{PRE_SCORE_STATE_KEY}" from cycleState: not found'
+            else:
+                msg = f"{s!r} convert to tainttoleration.preScoreState error"
+            return 0, Status(Code.ERROR, msg)
+        if not taints:
+            return 0
+        # countIntolerableTaintsPreferNoSchedule
+        tolerations = s.tolerations_prefer_no_schedule
+        count = 0
+        for taint in taints:
+            if taint.effect != _PREFER_NO_SCHEDULE:
+                continue
+            for tol in tolerations:
+                if tol.tolerates(taint):
+                    break
+            else:
+                count += 1
+        return count
+
+    @hookimpl
+    def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status | None:
+        # More untolerated PreferNoSchedule taints mean a lower score.
+        return default_normalize_score(MAX_NODE_SCORE, True, scores)
+
+
+def _as(view: Any, old: Any, new: Any) -> tuple[Any, Any]:
+    """kube-scheduler's ``util.As``: both objects as ``view`` (``None`` stays ``None``);
+    ``TypeError`` for an object of another type."""
+    out = []
+    for o in (old, new):
+        if o is None or isinstance(o, view):
+            out.append(o)
+        elif isinstance(o, Mapping):
+            out.append(view(o))
+        else:
+            raise TypeError(f"expected {view.__name__}, but got {type(o).__name__}")
+    return out[0], out[1]

@@ -1,0 +1,657 @@
+"""DefaultPreemption, transcribed from kube-scheduler's default_preemption_test.go (TestPostFilter,
+TestSelectBestCandidate, TestCustomSelection, TestCustomOrdering, TestPodEligibleToPreemptOthers)
+and validation_pluginargs_test.go, plus end-to-end runs on the simulated cluster."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+import yaml
+from kubesched.runtime.cluster.simulated import SimulatedCluster
+from kubesched.runtime.config import load_config_data
+from kubesched.runtime.plugins.defaultpreemption import (
+    Candidate,
+    DefaultPreemption,
+    filter_pods_with_pdb_violation,
+    pick_one_node_for_preemption,
+)
+from kubesched.runtime.registry import Registry
+from kubesched.runtime.scheduler import Scheduler
+from kubesched.sdk import ArgsError, Code, CycleState, Pod, Status, hookimpl
+from kubesched.testing import build_plugin, make_handle, make_node, make_pod
+
+NEG, LOW, MID, HIGH, VERY_HIGH = -100, 0, 100, 1000, 10000
+SMALL = {"cpu": "100m", "memory": "100"}
+MEDIUM = {"cpu": "200m", "memory": "200"}
+LARGE = {"cpu": "300m", "memory": "300"}
+VERY_LARGE = {"cpu": "500m", "memory": "500"}
+ONE_POD = {"pods": "1"}
+NODE_RES = {"cpu": "200m", "memory": "400"}
+
+
+# --- a tiny NodeResourcesFit stand-in and a fake framework --------------------------------------
+
+
+def fit_status(pod: Pod, node_info: Any) -> Status | None:
+    """fitsRequest for pods, cpu and memory (the reasons of NodeResourcesFit)."""
+    reasons: list[str] = []
+    if len(node_info.pods) + 1 > node_info.allocatable.allowed_pod_number:
+        reasons.append("Too many pods")
+    req = pod.requests
+    if req.milli_cpu > 0 and req.milli_cpu > node_info.allocatable.milli_cpu - node_info.requested.milli_cpu:
+        reasons.append("Insufficient cpu")
+    if req.memory > 0 and req.memory > node_info.allocatable.memory - node_info.requested.memory:
+        reasons.append("Insufficient memory")
+    return Status.unschedulable(*reasons) if reasons else None
+
+
+class TestFit:
+    __test__ = False
+    name = "TestFit"
+
+    def __init__(self, args: Any = None, handle: Any = None) -> None:
+        pass
+
+    @hookimpl
+    def filter(self, pod: Pod, node_info: Any) -> Status | None:
+        return fit_status(pod, node_info)
+
+
+class FakeFramework:
+    """The runners preemption uses, over the TestFit filter only (no PreFilter extensions)."""
+
+    def __init__(self) -> None:
+        self.num_filter_called = 0
+
+    def run_filter_plugins(self, state: CycleState, pod: Pod, node_info: Any) -> Status:
+        self.num_filter_called += 1
+        return fit_status(pod, node_info) or Status.success()
+
+    run_filter_plugins_with_nominated_pods = run_filter_plugins
+
+    def run_pre_filter_extension_add_pod(self, *a: Any) -> Status:
+        return Status.success()
+
+    run_pre_filter_extension_remove_pod = run_pre_filter_extension_add_pod
+
+
+def pod(name: str, *, node: str = "", prio: int | None = None, req: dict[str, str] | None = None,
+        start: float | None = None, labels: dict[str, str] | None = None, ns: str = "default") -> dict[str, Any]:
+    w = make_pod().name(name).uid(name).namespace(ns)
+    if node:
+        w.node(node)
+    if prio is not None:
+        w.priority(prio)
+    if req:
+        w.req(req)
+    if labels:
+        w.labels(labels)
+    o = w.obj()
+    if start is not None:
+        o.setdefault("status", {})["startTime"] = start  # seconds; epochTimeN = N ns
+    return o
+
+
+def ns_time(n: int) -> float:
+    return n * 1e-9
+
+
+def pdb(name: str, match: dict[str, str], allowed: int = 0, ns: str = "default") -> dict[str, Any]:
+    return {
+        "apiVersion": "policy/v1",
+        "kind": "PodDisruptionBudget",
+        "metadata": {"name": name, "namespace": ns},
+        "spec": {"selector": {"matchLabels": dict(match)}},
+        "status": {"disruptionsAllowed": allowed},
+    }
+
+
+def setup(nodes: list[dict[str, Any]], pods: list[dict[str, Any]], preemptor: dict[str, Any] | None = None,
+          objects: list[dict[str, Any]] = (), args: dict[str, Any] | None = None) -> tuple[DefaultPreemption, Any]:
+    objs = list(objects)
+    if preemptor is not None:
+        objs.append({"apiVersion": "v1", "kind": "Pod", **preemptor})
+    h = make_handle(nodes, pods, objs)
+    h.framework = FakeFramework()
+    pl = build_plugin(DefaultPreemption, args, h)
+    return pl, h
+
+
+def nodes_named(names: list[str], res: dict[str, str]) -> list[dict[str, Any]]:
+    return [make_node().name(n).capacity(res).obj() for n in names]
+
+
+# --- args ----------------------------------------------------------------------------------------
+
+
+def test_args_defaults() -> None:
+    pl = build_plugin(DefaultPreemption, None, make_handle())
+    assert pl.args.min_candidate_nodes_percentage == 10
+    assert pl.args.min_candidate_nodes_absolute == 100
+
+
+@pytest.mark.parametrize(
+    "args, want",
+    [
+        pytest.param({"minCandidateNodesPercentage": 10, "minCandidateNodesAbsolute": 100}, None,
+                     id="TestValidateDefaultPreemptionArgs/valid args (default)"),
+        pytest.param({"minCandidateNodesPercentage": -1, "minCandidateNodesAbsolute": 100},
+                     "minCandidateNodesPercentage: Invalid value: -1: not in valid range [0, 100]",
+                     id="TestValidateDefaultPreemptionArgs/negative minCandidateNodesPercentage"),
+        pytest.param({"minCandidateNodesPercentage": 900, "minCandidateNodesAbsolute": 100},
+                     "minCandidateNodesPercentage: Invalid value: 900: not in valid range [0, 100]",
+                     id="TestValidateDefaultPreemptionArgs/minCandidateNodesPercentage over 100"),
+        pytest.param({"minCandidateNodesPercentage": 20, "minCandidateNodesAbsolute": -1},
+                     "minCandidateNodesAbsolute: Invalid value: -1: not in valid range [0, inf)",
+                     id="TestValidateDefaultPreemptionArgs/negative minCandidateNodesAbsolute"),
+        pytest.param({"minCandidateNodesPercentage": 0, "minCandidateNodesAbsolute": 0},
+                     "[minCandidateNodesPercentage: Invalid value: 0: cannot be zero at the same time as "
+                     "minCandidateNodesAbsolute, minCandidateNodesAbsolute: Invalid value: 0: cannot be zero "
+                     "at the same time as minCandidateNodesPercentage]",
+                     id="TestValidateDefaultPreemptionArgs/all zero"),
+        pytest.param({"minCandidateNodesPercentage": -1, "minCandidateNodesAbsolute": -1},
+                     "[minCandidateNodesPercentage: Invalid value: -1: not in valid range [0, 100], "
+                     "minCandidateNodesAbsolute: Invalid value: -1: not in valid range [0, inf)]",
+                     id="TestValidateDefaultPreemptionArgs/both negative"),
+    ],
+)
+def test_args_validation(args: dict[str, Any], want: str | None) -> None:
+    if want is None:
+        build_plugin(DefaultPreemption, args, make_handle())
+        return
+    with pytest.raises(ArgsError) as e:
+        build_plugin(DefaultPreemption, args, make_handle())
+    # the runtime prefixes the path inside the profile ("args." / "args: ")
+    assert str(e.value) in ("args." + want, "args: " + want)
+
+
+@pytest.mark.parametrize(
+    "pct, abs_, num_nodes, want",
+    [
+        pytest.param(10, 100, 10, 10, id="TestCalculateNumCandidates/no candidates"),
+        pytest.param(10, 100, 1000, 100, id="TestCalculateNumCandidates/absolute wins"),
+        pytest.param(10, 100, 2000, 200, id="TestCalculateNumCandidates/percentage wins"),
+        pytest.param(40, 2, 5, 2, id="TestCalculateNumCandidates/percentage 40 of 5"),
+        pytest.param(0, 1, 10, 1, id="TestCalculateNumCandidates/zero percentage"),
+    ],
+)
+def test_calculate_num_candidates(pct: int, abs_: int, num_nodes: int, want: int) -> None:
+    pl = build_plugin(DefaultPreemption, {"minCandidateNodesPercentage": pct, "minCandidateNodesAbsolute": abs_}, make_handle())
+    assert pl.calculate_num_candidates(num_nodes) == want
+
+
+# --- TestPostFilter --------------------------------------------------------------------------------
+
+_U = Status(Code.UNSCHEDULABLE)
+_UU = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE)
+_PDB_NV = ("test.kubernetes.io/is-violating-pdb", "non-violating")
+_PDB_V = ("test.kubernetes.io/is-violating-pdb", "violating")
+
+POST_FILTER_CASES = [
+    pytest.param(
+        pod("p", prio=HIGH), [pod("p1", node="node1")], [], nodes_named(["node1"], ONE_POD),
+        {"node1": _U}, "node1", Code.SUCCESS, "",
+        id="TestPostFilter/pod with higher priority can be made schedulable",
+    ),
+    pytest.param(
+        pod("p"), [pod("p1", node="node1")], [], nodes_named(["node1"], ONE_POD),
+        {"node1": _U}, "", Code.UNSCHEDULABLE,
+        "preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.",
+        id="TestPostFilter/pod with tied priority is still unschedulable",
+    ),
+    pytest.param(
+        pod("p", prio=HIGH), [pod("p1", node="node1")], [], nodes_named(["node1"], ONE_POD),
+        {"node1": _UU}, "", Code.UNSCHEDULABLE,
+        "preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.",
+        id="TestPostFilter/preemption should respect filteredNodesStatuses",
+    ),
+    pytest.param(
+        pod("p", prio=HIGH), [pod("p1", node="node1")], [], nodes_named(["node1"], ONE_POD),
+        {}, "", Code.UNSCHEDULABLE,
+        "preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.",
+        id="TestPostFilter/preemption should respect absent NodeToStatusReader entry meaning UnschedulableAndUnresolvable",
+    ),
+    pytest.param(
+        pod("p", prio=MID), [pod("p1", node="node1", prio=HIGH), pod("p2", node="node2", prio=LOW)], [],
+        nodes_named(["node1", "node2"], ONE_POD),
+        {"node1": _U, "node2": _U}, "node2", Code.SUCCESS, "",
+        id="TestPostFilter/pod can be made schedulable on one node",
+    ),
+    pytest.param(
+        pod("p", prio=VERY_HIGH),
+        [
+            pod("p1", node="node1", prio=HIGH, labels=dict([_PDB_NV])),
+            pod("p2", node="node1", prio=LOW, labels=dict([_PDB_V])),
+            pod("p3", node="node2", prio=MID, labels=dict([_PDB_V])),
+        ],
+        [pdb("violating-pdb", dict([_PDB_V]), 0), pdb("non-violating-pdb", dict([_PDB_NV]), 2**31 - 1)],
+        nodes_named(["node1", "node2"], ONE_POD),
+        {"node1": _U, "node2": _U}, "node2", Code.SUCCESS, "",
+        id="TestPostFilter/pod can be made schedulable on minHighestPriority node",
+    ),
+    pytest.param(
+        pod("p", prio=HIGH, req=LARGE), [pod("p1", node="node1"), pod("p2", node="node2")], [],
+        nodes_named(["node1", "node2"], NODE_RES),
+        {"node1": _U, "node2": _U}, "", Code.UNSCHEDULABLE,
+        "preemption: 0/2 nodes are available: 2 Insufficient cpu.",
+        id="TestPostFilter/no candidate nodes found, no enough resource after removing low priority pods",
+    ),
+    pytest.param(
+        pod("p", prio=HIGH, req=LARGE),
+        [pod("p1", node="node1", prio=HIGH), pod("p2", node="node2"), pod("p3", node="node3", prio=HIGH)], [],
+        [make_node().name("node1").capacity(ONE_POD).obj(), make_node().name("node2").capacity(NODE_RES).obj(),
+         make_node().name("node3").capacity(ONE_POD).obj()],
+        {"node1": _U, "node2": _U, "node3": _U}, "", Code.UNSCHEDULABLE,
+        "preemption: 0/3 nodes are available: 1 Insufficient cpu, 2 No preemption victims found for incoming pod.",
+        id="TestPostFilter/no candidate nodes found with mixed reasons, no lower priority pod and no enough CPU resource",
+    ),
+    pytest.param(
+        pod("p", prio=HIGH, req=LARGE), [pod("p1", node="node1"), pod("p2", node="node2")], [],
+        nodes_named(["node1", "node2", "node3", "node4"], NODE_RES),
+        {"node1": _U, "node2": _U, "node3": _UU, "node4": _UU}, "", Code.UNSCHEDULABLE,
+        "preemption: 0/4 nodes are available: 2 Insufficient cpu, 2 Preemption is not helpful for scheduling.",
+        id="TestPostFilter/no candidate nodes found with mixed reason, 2 UnschedulableAndUnresolvable nodes "
+        "and 2 nodes don't have enough CPU resource",
+    ),
+]
+
+
+@pytest.mark.parametrize("preemptor, pods, pdbs, nodes, statuses, want_node, want_code, want_msg", POST_FILTER_CASES)
+def test_post_filter(preemptor: Any, pods: Any, pdbs: Any, nodes: Any, statuses: Any, want_node: str,
+                     want_code: Code, want_msg: str) -> None:
+    pl, _h = setup(nodes, pods, preemptor, pdbs)
+    result, status = pl.post_filter(CycleState(), Pod(preemptor), statuses)
+    assert status.code is want_code, status
+    assert status.message == want_msg
+    assert result is not None
+    assert result.nominated_node_name == want_node
+
+
+# --- TestSelectBestCandidate ----------------------------------------------------------------------
+
+E = ns_time(0)
+SELECT_BEST_CASES = [
+    pytest.param(["node1", "node2"], pod("p", prio=HIGH, req=LARGE),
+                 [pod("p1", node="node1", prio=MID, req=LARGE, start=E), pod("p2", node="node2", prio=MID, req=LARGE, start=E)],
+                 ["node1", "node2"],
+                 id="TestSelectBestCandidate/a pod that fits on both nodes when lower priority pods are preempted"),
+    pytest.param(["node1", "node2", "node3"], pod("p", prio=HIGH, req=VERY_LARGE),
+                 [pod("p1.1", node="node1", prio=MID, req=MEDIUM, start=E), pod("p1.2", node="node1", prio=MID, req=LARGE, start=E),
+                  pod("p2.1", node="node2", prio=MID, req=MEDIUM, start=E), pod("p2.2", node="node2", prio=LOW, req=MEDIUM, start=E),
+                  pod("p3.1", node="node3", prio=LOW, req=MEDIUM, start=E), pod("p3.2", node="node3", prio=LOW, req=MEDIUM, start=E)],
+                 ["node3"], id="TestSelectBestCandidate/node with min highest priority pod is picked"),
+    pytest.param(["node1", "node2", "node3"], pod("p", prio=HIGH, req=VERY_LARGE),
+                 [pod("p1.1", node="node1", prio=MID, req=MEDIUM, start=E), pod("p1.2", node="node1", prio=MID, req=LARGE, start=E),
+                  pod("p2.1", node="node2", prio=MID, req=LARGE, start=E), pod("p2.2", node="node2", prio=LOW, req=MEDIUM, start=E),
+                  pod("p3.1", node="node3", prio=MID, req=MEDIUM, start=E), pod("p3.2", node="node3", prio=MID, req=MEDIUM, start=E)],
+                 ["node2"], id="TestSelectBestCandidate/when highest priorities are the same, minimum sum of priorities is picked"),
+    pytest.param(["node1", "node2", "node3"], pod("p", prio=HIGH, req=VERY_LARGE),
+                 [pod("p1.1", node="node1", prio=MID, req=SMALL, start=E), pod("p1.2", node="node1", prio=NEG, req=SMALL, start=E),
+                  pod("p1.3", node="node1", prio=MID, req=SMALL, start=E), pod("p1.4", node="node1", prio=NEG, req=SMALL, start=E),
+                  pod("p2.1", node="node2", prio=MID, req=LARGE, start=E), pod("p2.2", node="node2", prio=NEG, req=MEDIUM, start=E),
+                  pod("p3.1", node="node3", prio=MID, req=MEDIUM, start=E), pod("p3.2", node="node3", prio=NEG, req=SMALL, start=E),
+                  pod("p3.3", node="node3", prio=LOW, req=SMALL, start=E)],
+                 ["node2"], id="TestSelectBestCandidate/when highest priority and sum are the same, minimum number of pods is picked"),
+    pytest.param(["node1", "node2", "node3"], pod("p", prio=HIGH, req=VERY_LARGE),
+                 [pod("p1.1", node="node1", prio=MID, req=SMALL, start=E), pod("p1.2", node="node1", prio=NEG, req=SMALL, start=E),
+                  pod("p1.3", node="node1", prio=NEG, req=SMALL, start=E),
+                  pod("p2.1", node="node2", prio=MID, req=LARGE, start=E), pod("p2.2", node="node2", prio=NEG, req=MEDIUM, start=E),
+                  pod("p3.1", node="node3", prio=MID, req=MEDIUM, start=E), pod("p3.2", node="node3", prio=NEG, req=SMALL, start=E),
+                  pod("p3.3", node="node3", prio=LOW, req=SMALL, start=E)],
+                 ["node2"], id="TestSelectBestCandidate/sum of adjusted priorities is considered"),
+    pytest.param(["node1", "node2", "node3", "node4"], pod("p", prio=VERY_HIGH, req=VERY_LARGE),
+                 [pod("p1.1", node="node1", prio=MID, req=SMALL, start=E), pod("p1.2", node="node1", prio=LOW, req=SMALL, start=E),
+                  pod("p1.3", node="node1", prio=LOW, req=SMALL, start=E),
+                  pod("p2.1", node="node2", prio=HIGH, req=LARGE, start=E),
+                  pod("p3.1", node="node3", prio=MID, req=MEDIUM, start=E), pod("p3.2", node="node3", prio=LOW, req=SMALL, start=E),
+                  pod("p3.3", node="node3", prio=LOW, req=SMALL, start=E), pod("p3.4", node="node3", prio=LOW, req=MEDIUM, start=E),
+                  pod("p4.1", node="node4", prio=MID, req=MEDIUM, start=E), pod("p4.2", node="node4", prio=MID, req=SMALL, start=E),
+                  pod("p4.3", node="node4", prio=MID, req=SMALL, start=E), pod("p4.4", node="node4", prio=NEG, req=SMALL, start=E)],
+                 ["node1"], id="TestSelectBestCandidate/non-overlapping lowest high priority, sum priorities, and number of pods"),
+    pytest.param(["node1", "node2", "node3"], pod("p", prio=HIGH, req=VERY_LARGE),
+                 [pod("p1.1", node="node1", prio=MID, req=MEDIUM, start=ns_time(2)), pod("p1.2", node="node1", prio=MID, req=MEDIUM, start=ns_time(2)),
+                  pod("p2.1", node="node2", prio=MID, req=MEDIUM, start=ns_time(3)), pod("p2.2", node="node2", prio=MID, req=MEDIUM, start=ns_time(3)),
+                  pod("p3.1", node="node3", prio=MID, req=MEDIUM, start=ns_time(1)), pod("p3.2", node="node3", prio=MID, req=MEDIUM, start=ns_time(1))],
+                 ["node2"], id="TestSelectBestCandidate/same priority, same number of victims, different start time for each node's pod"),
+    pytest.param(["node1", "node2", "node3"], pod("p", prio=HIGH, req=VERY_LARGE),
+                 [pod("p1.1", node="node1", prio=MID, req=MEDIUM, start=ns_time(4)), pod("p1.2", node="node1", prio=MID, req=MEDIUM, start=ns_time(2)),
+                  pod("p2.1", node="node2", prio=MID, req=MEDIUM, start=ns_time(5)), pod("p2.2", node="node2", prio=MID, req=MEDIUM, start=ns_time(1)),
+                  pod("p3.1", node="node3", prio=MID, req=MEDIUM, start=ns_time(3)), pod("p3.2", node="node3", prio=MID, req=MEDIUM, start=ns_time(6))],
+                 ["node3"], id="TestSelectBestCandidate/same priority, same number of victims, different start time for all pods"),
+    pytest.param(["node1", "node2", "node3"], pod("p", prio=HIGH, req=VERY_LARGE),
+                 [pod("p1.1", node="node1", prio=LOW, req=MEDIUM, start=ns_time(4)), pod("p1.2", node="node1", prio=MID, req=MEDIUM, start=ns_time(2)),
+                  pod("p2.1", node="node2", prio=MID, req=MEDIUM, start=ns_time(6)), pod("p2.2", node="node2", prio=LOW, req=MEDIUM, start=ns_time(1)),
+                  pod("p3.1", node="node3", prio=LOW, req=MEDIUM, start=ns_time(3)), pod("p3.2", node="node3", prio=MID, req=MEDIUM, start=ns_time(5))],
+                 ["node2"], id="TestSelectBestCandidate/different priority, same number of victims, different start time for all pods"),
+]
+
+
+@pytest.mark.parametrize("offset", [0, 1, 2])
+@pytest.mark.parametrize("node_names, preemptor, pods, expected", SELECT_BEST_CASES)
+def test_select_best_candidate(node_names: list[str], preemptor: Any, pods: Any, expected: list[str], offset: int) -> None:
+    pl, h = setup(nodes_named(node_names, VERY_LARGE), pods, preemptor)
+    pl.get_offset_rand = lambda n: offset % n
+    node_infos = list(h.snapshot().list())
+    off, num = pl.get_offset_and_num_candidates(len(node_infos))
+    candidates, _, _ = pl.dry_run_preemption(CycleState(), Pod(preemptor), node_infos, [], off, num)
+    best = pl.select_candidate(candidates)
+    assert best is not None and best.name in expected
+
+
+# --- TestCustomSelection / TestCustomOrdering -----------------------------------------------------
+
+
+def _label_is(key: str, val: str) -> Any:
+    return lambda ni, victim, preemptor: victim.labels.get(key) == val
+
+
+def _node_is(name: str) -> Any:
+    return lambda ni, victim, preemptor: ni.name == name
+
+
+def _preemptor_at_least(p: int) -> Any:
+    return lambda ni, victim, preemptor: preemptor.priority >= p
+
+
+def _victim_at_most(p: int) -> Any:
+    return lambda ni, victim, preemptor: victim.priority <= p
+
+
+def _v(name: str, node: str, prio: int, req: dict[str, str], label: str | None = None) -> dict[str, Any]:
+    return pod(name, node=node, prio=prio, req=req, start=E, labels={"preemptible": label} if label else None)
+
+
+_LABEL_PODS = [_v("v1", "node1", MID, LARGE, "no"), _v("v2", "node2", MID, LARGE, "yes"),
+               _v("v3", "node3", LOW, LARGE, "yes"), _v("v4", "node4", LOW, LARGE)]
+_NODE_PODS_HIGH = [_v("v1", "node1", HIGH, MEDIUM), _v("v2", "node1", MID, SMALL), _v("v3", "node1", LOW, SMALL),
+                   _v("v4", "node2", MID, LARGE), _v("v5", "node3", LOW, LARGE)]
+_NODE_PODS = [_v("v1", "node1", HIGH, SMALL), _v("v2", "node1", MID, SMALL), _v("v3", "node1", LOW, SMALL),
+              _v("v4", "node2", MID, LARGE), _v("v5", "node3", LOW, LARGE)]
+_PRIO_PODS = [_v("v1", "node1", HIGH, LARGE), _v("v2", "node2", MID, LARGE), _v("v3", "node3", LOW, LARGE)]
+N4 = ["node1", "node2", "node3", "node4"]
+N3 = ["node1", "node2", "node3"]
+
+CUSTOM_SELECTION_CASES = [
+    pytest.param(_label_is("preemptible", "yes"), N4, pod("p1", prio=HIGH, req=LARGE), _LABEL_PODS,
+                 {"node2": ["v2"], "node3": ["v3"]}, id="TestCustomSelection/filter for matching pod label: high priority"),
+    pytest.param(_label_is("preemptible", "yes"), N4, pod("p2", prio=MID, req=LARGE), _LABEL_PODS,
+                 {"node3": ["v3"]}, id="TestCustomSelection/filter for matching pod label: mid priority"),
+    pytest.param(_label_is("preemptible", "yes"), N4, pod("p3", prio=LOW, req=LARGE), _LABEL_PODS,
+                 {}, id="TestCustomSelection/filter for matching pod label: low priority"),
+    pytest.param(_node_is("node1"), N3, pod("p3", prio=HIGH, req=LARGE), _NODE_PODS_HIGH,
+                 {"node1": ["v2", "v3"]}, id="TestCustomSelection/filter for matching victim node: high priority"),
+    pytest.param(_node_is("node1"), N3, pod("p3", prio=MID, req=LARGE), _NODE_PODS,
+                 {"node1": ["v3"]}, id="TestCustomSelection/filter for matching victim node: mid priority"),
+    pytest.param(_node_is("node1"), N3, pod("p3", prio=LOW, req=LARGE), _NODE_PODS,
+                 {}, id="TestCustomSelection/filter for matching victim node: low priority"),
+    pytest.param(_preemptor_at_least(HIGH), N3, pod("p1", prio=HIGH, req=LARGE), _PRIO_PODS,
+                 {"node2": ["v2"], "node3": ["v3"]},
+                 id="TestCustomSelection/only pods at or above specified priority can preempted: high priority"),
+    pytest.param(_preemptor_at_least(HIGH), N3, pod("p2", prio=MID, req=LARGE), _PRIO_PODS,
+                 {}, id="TestCustomSelection/only pods at or above specified priority can preempted: mid priority"),
+    pytest.param(_victim_at_most(MID), N3, pod("p1", prio=HIGH, req=LARGE), _PRIO_PODS,
+                 {"node2": ["v2"], "node3": ["v3"]},
+                 id="TestCustomSelection/only pods at or below specified priority can be preempted: high priority"),
+]
+
+
+@pytest.mark.parametrize("eligible, node_names, preemptor, pods, expected", CUSTOM_SELECTION_CASES)
+def test_custom_selection(eligible: Any, node_names: list[str], preemptor: Any, pods: Any, expected: dict[str, list[str]]) -> None:
+    pl, h = setup(nodes_named(node_names, VERY_LARGE), pods, preemptor)
+    pl.is_eligible_pod = eligible
+    node_infos = list(h.snapshot().list())
+    off, num = pl.get_offset_and_num_candidates(len(node_infos))
+    candidates, _, _ = pl.dry_run_preemption(CycleState(), Pod(preemptor), node_infos, [], off, num)
+    assert len(candidates) == len(expected), [c.name for c in candidates]
+    while candidates:
+        sel = pl.select_candidate(candidates)
+        assert sel is not None and sel.name in expected
+        assert [p.name for p in sel.victims] == expected[sel.name]
+        candidates = [c for c in candidates if c.name != sel.name]
+
+
+def _start(p: Pod) -> float:
+    return float(p.status.get("startTime") or 0)
+
+
+@pytest.mark.parametrize(
+    "order, pods, expected",
+    [
+        pytest.param(lambda a, b: _start(a) < _start(b),
+                     [pod("v1", node="node1", prio=LOW, req=MEDIUM, start=ns_time(2)),
+                      pod("v2", node="node1", prio=LOW, req=MEDIUM, start=ns_time(0)),
+                      pod("v3", node="node1", prio=MID, req=MEDIUM, start=ns_time(1))],
+                     ["v3", "v1"], id="TestCustomOrdering/select newest pods"),
+        pytest.param(lambda a, b: a.name < b.name,
+                     [{**pod("foo", node="node1", prio=LOW, req=MEDIUM, start=E)},
+                      pod("bar", node="node1", prio=LOW, req=MEDIUM, start=E),
+                      pod("baz", node="node1", prio=MID, req=MEDIUM, start=E)],
+                     ["baz", "foo"], id="TestCustomOrdering/select alphabetically-last pods"),
+    ],
+)
+def test_custom_ordering(order: Any, pods: Any, expected: list[str]) -> None:
+    preemptor = pod("p2", prio=HIGH, req=LARGE)
+    pl, h = setup(nodes_named(["node1"], VERY_LARGE), pods, preemptor)
+    pl.more_important_pod = order
+    node_infos = list(h.snapshot().list())
+    off, num = pl.get_offset_and_num_candidates(len(node_infos))
+    candidates, _, _ = pl.dry_run_preemption(CycleState(), Pod(preemptor), node_infos, [], off, num)
+    assert len(candidates) == 1
+    assert [p.name for p in candidates[0].victims] == expected
+
+
+# --- TestPodEligibleToPreemptOthers ---------------------------------------------------------------
+
+
+def _terminating(p: dict[str, Any], preempted: bool = False) -> dict[str, Any]:
+    p["metadata"]["deletionTimestamp"] = "2020-01-01T00:00:00Z"
+    if preempted:
+        p.setdefault("status", {})["conditions"] = [
+            {"type": "DisruptionTarget", "status": "True", "reason": "PreemptionByScheduler"}
+        ]
+    return p
+
+
+def _nominated(p: dict[str, Any], node: str) -> dict[str, Any]:
+    p.setdefault("status", {})["nominatedNodeName"] = node
+    return p
+
+
+@pytest.mark.parametrize(
+    "preemptor, pods, nodes, status, expected",
+    [
+        pytest.param(_nominated(pod("p_with_nominated_node", prio=HIGH), "node1"),
+                     [_terminating(pod("p1", node="node1", prio=LOW))], ["node1"],
+                     Status.unresolvable("node(s) had untolerated taint"), True,
+                     id="TestPodEligibleToPreemptOthers/Pod with nominated node"),
+        pytest.param(pod("p_without_nominated_node", prio=HIGH), [], [], None, True,
+                     id="TestPodEligibleToPreemptOthers/Pod without nominated node"),
+        pytest.param(make_pod().name("p_with_preempt_never_policy").uid("p").priority(HIGH).preemption_policy("Never").obj(),
+                     [], [], None, False,
+                     id="TestPodEligibleToPreemptOthers/Pod with 'PreemptNever' preemption policy"),
+        pytest.param(_nominated(pod("p_with_nominated_node", prio=HIGH), "node1"),
+                     [_terminating(pod("p1", node="node1", prio=LOW), preempted=True)], ["node1"], None, False,
+                     id="TestPodEligibleToPreemptOthers/preemption victim pod terminating, as indicated by the "
+                     "dedicated DisruptionTarget condition"),
+        pytest.param(_nominated(pod("p_with_nominated_node", prio=HIGH), "node1"),
+                     [_terminating(pod("p1", node="node1", prio=LOW))], ["node1"], None, True,
+                     id="TestPodEligibleToPreemptOthers/non-victim Pods terminating"),
+    ],
+)
+def test_pod_eligible_to_preempt_others(preemptor: Any, pods: Any, nodes: list[str], status: Status | None, expected: bool) -> None:
+    pl, _ = setup([make_node().name(n).obj() for n in nodes], pods, preemptor)
+    got, _ = pl.pod_eligible_to_preempt_others(Pod(preemptor), status)
+    assert got is expected
+
+
+def test_preemption_policy_never_message() -> None:
+    p = make_pod().name("p").uid("p").priority(HIGH).preemption_policy("Never").obj()
+    pl, _ = setup(nodes_named(["node1"], ONE_POD), [pod("p1", node="node1")], p)
+    result, status = pl.post_filter(CycleState(), Pod(p), {"node1": _U})
+    assert result is None
+    assert status.code is Code.UNSCHEDULABLE
+    assert status.message == "preemption: not eligible due to preemptionPolicy=Never."
+
+
+# --- helpers: pickOneNodeForPreemption and filterPodsWithPDBViolation -----------------------------
+
+
+def test_pick_one_node_prefers_fewer_pdb_violations() -> None:
+    a = Candidate("a", [Pod(pod("x", prio=LOW))], 1)
+    b = Candidate("b", [Pod(pod("y", prio=MID))], 0)
+    assert pick_one_node_for_preemption({"a": a, "b": b}, 0.0) == "b"
+
+
+def test_filter_pods_with_pdb_violation_counts_budget() -> None:
+    pods = [Pod(pod(f"p{i}", labels={"app": "foo"})) for i in range(3)]
+    violating, ok = filter_pods_with_pdb_violation(pods, [pdb("b", {"app": "foo"}, 2)])
+    assert [p.name for p in ok] == ["p0", "p1"]
+    assert [p.name for p in violating] == ["p2"]
+    # disruptedPods are not counted again; other namespaces and empty selectors do not match
+    b = pdb("b", {"app": "foo"}, 0)
+    b["status"]["disruptedPods"] = {"p0": "2020-01-01T00:00:00Z"}
+    other = pdb("o", {"app": "foo"}, 0, ns="other")
+    empty = {**pdb("e", {}, 0), "spec": {"selector": {}}}
+    violating, ok = filter_pods_with_pdb_violation(pods, [b, other, empty])
+    assert [p.name for p in ok] == ["p0"]
+    assert [p.name for p in violating] == ["p1", "p2"]
+
+
+def test_events_to_register_is_empty() -> None:
+    assert build_plugin(DefaultPreemption, None, make_handle()).events_to_register() == []
+
+
+# --- end to end on the simulated cluster -----------------------------------------------------------
+
+CFG = yaml.safe_dump({
+    "apiVersion": "kubescheduler.config.k8s.io/v1",
+    "kind": "KubeSchedulerConfiguration",
+    "profiles": [{
+        "schedulerName": "test",
+        "plugins": {
+            "multiPoint": {"disabled": [{"name": "*"}]},
+            "queueSort": {"enabled": [{"name": "PrioritySort"}]},
+            "filter": {"enabled": [{"name": "TestFit"}]},
+            "postFilter": {"enabled": [{"name": "DefaultPreemption"}]},
+            "bind": {"enabled": [{"name": "DefaultBinder"}]},
+        },
+    }],
+})
+
+
+def simulate(manifests: list[dict[str, Any]]) -> tuple[SimulatedCluster, Scheduler]:
+    reg = Registry.discover()
+    reg.register("TestFit", TestFit)
+    cfg = load_config_data(CFG, installed_plugins=reg.names())
+    sim = SimulatedCluster(manifests)
+    s = Scheduler(cfg, reg, sim, simulated=True, seed=1)
+    sim.run(s)
+    return sim, s
+
+
+def spod(name: str, *, node: str = "", prio: int = 0, cpu: str = "1", labels: dict[str, str] | None = None,
+         never: bool = False) -> dict[str, Any]:
+    w = make_pod().name(name).uid(name).scheduler_name("test").priority(prio).req(cpu=cpu)
+    if node:
+        w.node(node)
+    if labels:
+        w.labels(labels)
+    if never:
+        w.preemption_policy("Never")
+    return w.obj()
+
+
+def snode(name: str, cpu: str = "2") -> dict[str, Any]:
+    return make_node().name(name).capacity(cpu=cpu, memory="4Gi").obj()
+
+
+def names_in_store(sim: SimulatedCluster) -> set[str]:
+    return {p["metadata"]["name"] for p in sim.store.list("v1", "Pod")}
+
+
+def result_of(s: Scheduler, name: str) -> Any:
+    return next(r for r in s.results.values() if r.name == name)
+
+
+def test_sim_preempts_lowest_priority_pod() -> None:
+    sim, s = simulate([snode("n1"), snode("n2"),
+                       spod("low1", node="n1", prio=1, cpu="2"), spod("low2", node="n2", prio=5, cpu="2"),
+                       spod("high", prio=10, cpu="1")])
+    assert "low1" not in names_in_store(sim)
+    assert "low2" in names_in_store(sim)
+    r = result_of(s, "high")
+    assert (r.status, r.node) == ("Scheduled", "n1")
+    pre = [e for e in sim.events if e.reason == "Preempted"]
+    assert len(pre) == 1 and pre[0].regarding == "Pod default/low1"
+    assert pre[0].note == "Preempted by pod high on node n1"
+    assert pre[0].action == "Preempting" and pre[0].event_type == "Normal"
+
+
+def test_sim_preemption_policy_never_does_not_preempt() -> None:
+    sim, s = simulate([snode("n1"), spod("low", node="n1", prio=1, cpu="2"), spod("high", prio=10, cpu="1", never=True)])
+    assert "low" in names_in_store(sim)
+    r = result_of(s, "high")
+    assert r.status == "Unschedulable"
+    assert r.message == (
+        # v1.34 FitError appends the PostFilter message with " %v" (no extra period)
+        "0/1 nodes are available: 1 Insufficient cpu. preemption: not eligible due to preemptionPolicy=Never."
+    )
+    assert not [e for e in sim.events if e.reason == "Preempted"]
+
+
+def test_sim_pdb_protected_victim_avoided() -> None:
+    # the PDB-protected pod on n1 has the lower priority, but n2 violates no budget
+    sim, s = simulate([snode("n1"), snode("n2"),
+                       pdb("guard", {"app": "db"}, 0),
+                       spod("db", node="n1", prio=1, cpu="2", labels={"app": "db"}),
+                       spod("web", node="n2", prio=5, cpu="2"),
+                       spod("high", prio=10, cpu="1")])
+    assert names_in_store(sim) >= {"db", "high"}
+    assert "web" not in names_in_store(sim)
+    assert result_of(s, "high").node == "n2"
+
+
+def test_sim_minimal_victims() -> None:
+    # n1 holds three 1-cpu pods of priorities 1, 2, 3 (4 cpu); the 2-cpu pod needs only two of them
+    sim, s = simulate([snode("n1", cpu="4"),
+                       spod("a", node="n1", prio=1), spod("b", node="n1", prio=2), spod("c", node="n1", prio=3),
+                       spod("spare", node="n1", prio=100),
+                       spod("high", prio=10, cpu="2")])
+    left = names_in_store(sim)
+    assert "c" in left and "spare" in left
+    assert "a" not in left and "b" not in left
+    assert result_of(s, "high").node == "n1"
+
+
+def test_sim_no_victims_message() -> None:
+    _sim, s = simulate([snode("n1"), spod("peer", node="n1", prio=10, cpu="2"), spod("high", prio=10, cpu="1")])
+    r = result_of(s, "high")
+    assert r.status == "Unschedulable"
+    assert r.message == (
+        "0/1 nodes are available: 1 Insufficient cpu. "
+        "preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod."
+    )
+
+
+def test_dry_run_preemption_looks_past_num_candidates_until_non_pdb_violating_node() -> None:
+    """TestDryRunPreemption/preemption looks past numCandidates until a non-PDB violating node is found
+    (the only TestDryRunPreemption case transcribed; Go seeds the offset with rand.NewSource(4),
+    which gives offset 4 here)."""
+    foo = {"app": "foo"}
+    pods = [pod("p1", node="node1", prio=MID, req=LARGE, labels=foo), pod("p2", node="node2", prio=MID, req=LARGE, labels=foo),
+            pod("p3", node="node3", prio=MID, req=LARGE), pod("p4", node="node4", prio=MID, req=LARGE),
+            pod("p5", node="node5", prio=MID, req=LARGE, labels=foo)]
+    preemptor = pod("p", prio=HIGH, req=LARGE)
+    budget = pdb("b", foo, 0)
+    pl, h = setup(nodes_named([f"node{i}" for i in range(1, 6)], VERY_LARGE), pods, preemptor,
+                  args={"minCandidateNodesPercentage": 40, "minCandidateNodesAbsolute": 2})
+    pl.get_offset_rand = lambda n: 4
+    node_infos = sorted(h.snapshot().list(), key=lambda ni: ni.name)
+    off, num = pl.get_offset_and_num_candidates(len(node_infos))
+    assert (off, num) == (4, 2)
+    got, _, _ = pl.dry_run_preemption(CycleState(), Pod(preemptor), node_infos, [budget], off, num)
+    assert sorted((c.name, [p.name for p in c.victims], c.num_pdb_violations) for c in got) == [
+        ("node1", ["p1"], 1), ("node3", ["p3"], 0), ("node5", ["p5"], 1)
+    ]
+    assert h.framework.num_filter_called == 8
