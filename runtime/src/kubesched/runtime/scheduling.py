@@ -88,7 +88,7 @@ class FitError(Exception):
             if hist:
                 msg += f" {', '.join(hist)}."
         if d.post_filter_msg:
-            msg += f" {d.post_filter_msg}."
+            msg += f" {d.post_filter_msg}"
         return msg
 
 

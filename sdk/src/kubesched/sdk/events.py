@@ -80,7 +80,9 @@ class QueueingHint(Enum):
     QUEUE = 1
 
 
-#: ``hint(pod, old_obj, new_obj) -> QueueingHint``; objects are API dicts (``None`` on add/delete).
+#: ``hint(pod, old_obj, new_obj) -> QueueingHint``: ``pod`` is the waiting pod (a
+#: :class:`~kubesched.sdk.Pod` view); ``old_obj``/``new_obj`` are the changed object's API dicts
+#: (``old_obj`` is ``None`` on add, ``new_obj`` is ``None`` on delete). Raising counts as QUEUE.
 QueueingHintFn = Callable[[Any, Any, Any], QueueingHint]
 
 

@@ -423,9 +423,11 @@ class Pod:
 
     @cached_property
     def host_ports(self) -> tuple[HostPort, ...]:
-        """Host ports of the containers (``schedutil.GetHostPorts``)."""
+        """Host ports of the containers and of sidecars (init containers with
+        ``restartPolicy: Always``), as ``schedutil.GetHostPorts`` (v1.34) collects them."""
         out = []
-        for ci, c in enumerate(self.containers):
+        sidecars = [c for c in self.init_containers if c.get("restartPolicy") == "Always"]
+        for ci, c in enumerate(self.containers + sidecars):
             for pi, p in enumerate(c.get("ports") or []):
                 hp = p.get("hostPort")
                 if not hp:

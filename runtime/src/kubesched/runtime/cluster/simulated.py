@@ -27,7 +27,7 @@ from ..objectstore import ObjectStore
 
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
-__all__ = ["ManifestError", "RecordedEvent", "SimulatedCluster", "load_manifests"]
+__all__ = ["ManifestError", "RecordedEvent", "SimulatedCluster", "apply_defaults", "load_manifests"]
 
 # kinds of the built-in API groups, to catch typos such as "kind: Nod"
 _BUILTIN_KINDS: dict[str, set[str]] = {
@@ -120,8 +120,28 @@ def load_manifests(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
         if key in seen:
             raise ManifestError(f"{where}: duplicate object: {kind} {ns + '/' if ns else ''}{md['name']} is already defined in document {seen[key] + 1}")
         seen[key] = i
-        out.append(obj)
+        out.append(apply_defaults(obj))
     return out
+
+
+def apply_defaults(obj: dict[str, Any]) -> dict[str, Any]:
+    """The API server's defaulting of the fields the scheduler's plugins read (what a real
+    cluster would have stored), so hand-written YAML behaves as it would after kubectl apply."""
+    kind = obj.get("kind")
+    if kind == "StorageClass":
+        obj.setdefault("volumeBindingMode", "Immediate")
+        obj.setdefault("reclaimPolicy", "Delete")
+    elif kind in ("PersistentVolumeClaim", "PersistentVolume"):
+        spec = obj.get("spec")
+        if isinstance(spec, dict):
+            spec.setdefault("volumeMode", "Filesystem")
+            if kind == "PersistentVolume":
+                spec.setdefault("persistentVolumeReclaimPolicy", "Retain")
+    elif kind == "Pod":
+        spec = obj.get("spec")
+        if isinstance(spec, dict):
+            spec.setdefault("schedulerName", "default-scheduler")
+    return obj
 
 
 @dataclass

@@ -1,0 +1,45 @@
+"""Structured logs, text or JSON, with kube-scheduler-like ``-v`` levels.
+
+``-v 0`` errors and warnings only, ``-v 2`` (default) lifecycle, ``-v 4`` every scheduling
+decision, ``-v 5`` debug of informers and writes. Secrets are never logged: only object names.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+import time
+
+__all__ = ["setup_logging"]
+
+
+class JsonFormatter(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        d = {
+            "ts": round(record.created, 6),
+            "level": record.levelname.lower(),
+            "logger": record.name,
+            "msg": record.getMessage(),
+        }
+        if record.exc_info:
+            d["err"] = self.formatException(record.exc_info)
+        return json.dumps(d)
+
+
+def setup_logging(verbosity: int = 2, fmt: str = "text") -> None:
+    level = logging.WARNING if verbosity <= 0 else logging.INFO if verbosity <= 3 else logging.DEBUG
+    handler = logging.StreamHandler(sys.stderr)
+    if fmt == "json":
+        handler.setFormatter(JsonFormatter())
+    else:
+        f = logging.Formatter("%(levelname).1s%(asctime)s %(name)s] %(message)s", "%m%d %H:%M:%S")
+        f.converter = time.gmtime
+        handler.setFormatter(f)
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(level)
+    for noisy in ("urllib3", "kubernetes"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)
+    if verbosity < 5:
+        logging.getLogger("kubesched.kubernetes").setLevel(max(level, logging.INFO))

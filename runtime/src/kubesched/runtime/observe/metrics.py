@@ -1,0 +1,145 @@
+"""Prometheus metrics with kube-scheduler's names and labels, and the health/metrics server."""
+
+from __future__ import annotations
+
+import random
+import threading
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client.core import GaugeMetricFamily
+
+__all__ = ["HealthServer", "Metrics"]
+
+_BUCKETS = (0.001, 0.002, 0.004, 0.008, 0.016, 0.032, 0.064, 0.128, 0.256, 0.512, 1.024, 2.048, 4.096, 8.192, 16.384)
+_PLUGIN_BUCKETS = (0.00001, 0.000015, 0.0000225, 0.00003375, 0.0000506, 0.0000759, 0.000114, 0.000171, 0.000256, 0.000384, 0.000577, 0.000865, 0.0013, 0.00195, 0.00292, 0.00438, 0.00657, 0.00985, 0.0148, 0.0222)
+
+
+class _Pending:
+    """scheduler_pending_pods{queue}: read from the queue at scrape time."""
+
+    def __init__(self, source: Callable[[], dict[str, int]]) -> None:
+        self.source = source
+
+    def collect(self) -> Any:
+        g = GaugeMetricFamily("scheduler_pending_pods", "Number of pending pods, by the queue type.", labels=["queue"])
+        try:
+            counts = self.source()
+        except Exception:
+            counts = {}
+        for q in ("active", "backoff", "unschedulable", "gated"):
+            g.add_metric([q], float(counts.get(q, 0)))
+        yield g
+
+
+class Metrics:
+    def __init__(self, registry: CollectorRegistry | None = None, *, plugin_sample_rate: float = 0.1) -> None:
+        self.registry = registry or CollectorRegistry()
+        r = self.registry
+        self.schedule_attempts = Counter(
+            "scheduler_schedule_attempts", "Number of attempts to schedule pods, by the result.", ["result", "profile"], registry=r
+        )
+        self.attempt_duration = Histogram(
+            "scheduler_scheduling_attempt_duration_seconds", "Scheduling attempt latency in seconds.", ["result", "profile"], buckets=_BUCKETS, registry=r
+        )
+        self.extension_point_duration = Histogram(
+            "scheduler_framework_extension_point_duration_seconds", "Latency for running all plugins of a specific extension point.",
+            ["extension_point", "status", "profile"], buckets=(0.0001, 0.0002, 0.0004, 0.0008, 0.0016, 0.0032, 0.0064, 0.0128, 0.0256, 0.0512, 0.1024, 0.2048), registry=r,
+        )
+        self.plugin_duration = Histogram(
+            "scheduler_plugin_execution_duration_seconds", "Duration for running a plugin at a specific extension point (sampled).",
+            ["plugin", "extension_point", "status"], buckets=_PLUGIN_BUCKETS, registry=r,
+        )
+        self.preemption_attempts = Counter("scheduler_preemption_attempts", "Total preemption attempts in the cluster till now", registry=r)
+        self.preemption_victims = Histogram("scheduler_preemption_victims", "Number of selected preemption victims", buckets=(1, 2, 4, 8, 16, 32, 64), registry=r)
+        self.pod_scheduling_attempts = Histogram(
+            "scheduler_pod_scheduling_attempts", "Number of attempts to successfully schedule a pod.", buckets=(1, 2, 4, 8, 16), registry=r
+        )
+        self.pod_scheduling_sli = Histogram(
+            "scheduler_pod_scheduling_sli_duration_seconds", "E2e latency for a pod being scheduled, from the time the pod enters the scheduling queue.",
+            ["attempts"], buckets=_BUCKETS, registry=r,
+        )
+        self.queue_incoming = Counter(
+            "scheduler_queue_incoming_pods", "Number of pods added to scheduling queues by event and queue type.", ["queue", "event"], registry=r
+        )
+        self.leader = Gauge("leader_election_master_status", "Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master.", ["name"], registry=r)
+        self.plugin_sample_rate = plugin_sample_rate
+        self._clock: Callable[[], float] | None = None
+
+    def watch_queue(self, source: Callable[[], dict[str, int]]) -> None:
+        self.registry.register(_Pending(source))
+
+    # called by the scheduler --------------------------------------------------------------------
+    def attempt(self, profile: str, result: str, seconds: float) -> None:
+        self.schedule_attempts.labels(result, profile).inc()
+        self.attempt_duration.labels(result, profile).observe(seconds)
+
+    def incoming(self, pod: Any, queue: str, event: str) -> None:
+        self.queue_incoming.labels(queue, event).inc()
+
+    def bound(self, profile: str, qpi: Any) -> None:
+        self.pod_scheduling_attempts.observe(qpi.attempts)
+        if self._clock is not None and qpi.initial_attempt_timestamp is not None:
+            self.pod_scheduling_sli.labels(str(min(qpi.attempts, 15))).observe(max(0.0, self._clock() - qpi.initial_attempt_timestamp))
+
+    def extension_point(self, point: str, status: str, profile: str, seconds: float) -> None:
+        self.extension_point_duration.labels(point, status, profile).observe(seconds)
+
+    def sample_plugins(self) -> bool:
+        return random.random() < self.plugin_sample_rate
+
+    def plugin(self, plugin: str, point: str, status: str, seconds: float) -> None:
+        self.plugin_duration.labels(plugin, point, status).observe(seconds)
+
+    def preemption(self, victims: int) -> None:
+        self.preemption_attempts.inc()
+        if victims:
+            self.preemption_victims.observe(victims)
+
+    def exposition(self) -> bytes:
+        return generate_latest(self.registry)
+
+
+class HealthServer:
+    """``/healthz``, ``/livez``, ``/readyz`` (ready only after the caches synced) and ``/metrics``."""
+
+    def __init__(self, address: str, metrics: Metrics | None, ready: Callable[[], bool], alive: Callable[[], bool] = lambda: True) -> None:
+        host, _, port = address.rpartition(":")
+        self.host = host.strip("[]") or "0.0.0.0"
+        self.port = int(port)
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+                pass
+
+            def _send(self, code: int, body: bytes, ctype: str = "text/plain; charset=utf-8") -> None:
+                self.send_response(code)
+                self.send_header("Content-Type", ctype)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def do_GET(self) -> None:
+                path = self.path.split("?", 1)[0]
+                if path in ("/healthz", "/livez"):
+                    ok = alive()
+                    self._send(200 if ok else 500, b"ok" if ok else b"unhealthy")
+                elif path == "/readyz":
+                    ok = ready()
+                    self._send(200 if ok else 503, b"ok" if ok else b"caches not synced")
+                elif path == "/metrics" and metrics is not None:
+                    self._send(200, metrics.exposition(), "text/plain; version=0.0.4; charset=utf-8")
+                else:
+                    self._send(404, b"not found")
+
+        self.httpd = ThreadingHTTPServer((self.host, self.port), Handler)
+        self.port = self.httpd.server_address[1]
+        self.thread = threading.Thread(target=self.httpd.serve_forever, name="health", daemon=True)
+        outer.thread.start()
+
+    def stop(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
