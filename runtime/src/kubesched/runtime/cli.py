@@ -210,6 +210,166 @@ if __name__ == "__main__":  # pragma: no cover
     main()
 
 
+# explain ------------------------------------------------------------------------------------------
+@main.command("explain")
+@click.argument("pod")
+@click.option("--cluster", "cluster_path", type=click.Path(dir_okay=False), help="Explain on the simulated cluster of this YAML file.")
+@click.option("--kubeconfig", type=click.Path(dir_okay=False), default=None, help="Explain on a live cluster (read-only).")
+@click.option("--config", "config_path", type=click.Path(dir_okay=False), help="KubeSchedulerConfiguration file.")
+@click.option("--output", "-o", type=click.Choice(["table", "json"]), default="table", show_default=True)
+@click.option("--seed", type=int, default=None)
+@click.pass_context
+def explain_cmd(ctx: click.Context, pod: str, cluster_path: str | None, kubeconfig: str | None, config_path: str | None, output: str, seed: int | None) -> None:
+    """Explain where POD ([namespace/]name) would land and why: every Filter plugin's verdict on
+    every node, every Score plugin's raw, normalized and weighted score, the ranking.
+
+    With --cluster, the other pods of the file are scheduled first and POD is explained against
+    the result. Without it, the live cluster of --kubeconfig (or the default kubeconfig) is read;
+    nothing is written."""
+
+    def run() -> Any:
+        if cluster_path:
+            return explain_simulated(cluster_path, pod, config_path, seed=seed)
+        return explain_live(pod, config_path, kubeconfig, seed=seed)
+
+    ex = _guard(ctx, run)
+    if output == "json":
+        click.echo(json.dumps(ex.as_dict(), indent=2))
+    else:
+        _print_explanation(ex)
+
+
+def _split_pod(pod: str) -> tuple[str, str]:
+    return (pod.split("/", 1)[0], pod.split("/", 1)[1]) if "/" in pod else ("default", pod)
+
+
+def explain_simulated(cluster_path: str, pod: str, config_path: str | None = None, *, seed: int | None = None, registry: Any = None) -> Any:
+    from kubesched.sdk import Pod
+
+    from .cluster.simulated import ManifestError, SimulatedCluster, load_manifests
+    from .observe.explain import explain_pod
+    from .scheduler import Scheduler
+
+    reg = registry or _registry()
+    cfg = _load_config(config_path, reg)
+    ns, name = _split_pod(pod)
+    manifests = load_manifests(cluster_path)
+    target = None
+    rest = []
+    for obj in manifests:
+        md = obj.get("metadata") or {}
+        if obj.get("kind") == "Pod" and md.get("name") == name and (md.get("namespace") or "default") == ns:
+            target = obj
+        else:
+            rest.append(obj)
+    if target is None:
+        raise ManifestError(f"{cluster_path}: no Pod {ns}/{name} in the file")
+    sim = SimulatedCluster(rest, source=cluster_path)
+    sched = Scheduler(cfg, reg, sim, seed=seed, simulated=True)
+    sim.run(sched)
+    raw = dict(target)
+    spec = dict(raw.get("spec") or {})
+    spec.pop("nodeName", None)
+    spec.setdefault("schedulerName", "default-scheduler")
+    raw["spec"] = spec
+    p = Pod(raw)
+    fw = sched.frameworks.get(p.scheduler_name)
+    if fw is None:
+        raise ManifestError(f"{cluster_path}: pod {ns}/{name} has schedulerName {p.scheduler_name!r}, which no profile handles")
+    return explain_pod(fw, sched.cache.update_snapshot(), p, select=sched.algo.select_host)
+
+
+def explain_live(pod: str, config_path: str | None, kubeconfig: str | None, *, seed: int | None = None, registry: Any = None) -> Any:
+    from kubesched.sdk import Pod
+
+    from .cluster.kubernetes import KubeClient, KubernetesCluster
+    from .cluster.simulated import ManifestError
+    from .observe.explain import explain_pod
+    from .scheduler import Scheduler
+
+    reg = registry or _registry()
+    cfg = _load_config(config_path, reg)
+    cc = cfg.client_connection
+    client = KubeClient(kubeconfig or cc.kubeconfig or None, qps=cc.qps, burst=cc.burst)
+    ns, name = _split_pod(pod)
+    cluster = KubernetesCluster(client, kinds=required_kinds(cfg, reg))
+    try:
+        sched = Scheduler(cfg, reg, cluster, seed=seed, simulated=False)
+        cluster.start_informers()
+        cluster.wait_for_sync(60)
+        cluster.start(sched.on_cluster_event)
+        sched._drain()
+        obj = cluster.informers["Pod"].store.get(f"{ns}/{name}")
+        if obj is None:
+            raise ManifestError(f"pod {ns}/{name} not found")
+        raw = dict(obj)
+        spec = dict(raw.get("spec") or {})
+        was = spec.pop("nodeName", None)
+        raw["spec"] = spec
+        p = Pod(raw)
+        if was:
+            existing = sched.cache.pod(p.uid)
+            if existing is not None:
+                sched.cache.remove_pod(existing)  # explain it as if it were not placed yet
+        fw = sched.frameworks.get(p.scheduler_name)
+        if fw is None:
+            raise ManifestError(f"pod {ns}/{name} has schedulerName {p.scheduler_name!r}, which no profile of the configuration handles")
+        return explain_pod(fw, sched.cache.update_snapshot(), p, select=sched.algo.select_host)
+    finally:
+        cluster.stop(flush=0)
+
+
+def _print_explanation(ex: Any) -> None:
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.table import Table
+
+    console = Console(width=max(140, Console().width))
+    console.print(f"[bold]{escape(ex.pod)}[/] (profile {escape(ex.profile)})")
+    if ex.error:
+        console.print(f"[red]{escape(ex.error)}[/]")
+        return
+    if ex.prefilter:
+        console.print("PreFilter: " + escape(", ".join(f"{k}={v}" for k, v in ex.prefilter.items())))
+    skipped = sorted({p for v in ex.filter.values() for p, r in v.items() if r == "skipped"})
+    t = Table(title="Filter: every plugin on every node")
+    t.add_column("node")
+    t.add_column("result")
+    t.add_column("rejected by (plugin: reason)", overflow="fold")
+    t.add_column("passed")
+    for node, verdicts in ex.filter.items():
+        bad = [(p, r) for p, r in verdicts.items() if r not in ("passed", "skipped")]
+        passed = [p for p, r in verdicts.items() if r == "passed"]
+        t.add_row(
+            escape(node),
+            "[green]feasible[/]" if not bad else "[yellow]rejected[/]",
+            escape("\n".join(f"{p}: {r}" for p, r in bad)),
+            str(len(passed)),
+        )
+    console.print(t)
+    if skipped:
+        console.print("skipped for this pod (PreFilter returned Skip): " + escape(", ".join(skipped)))
+    if ex.scores:
+        splugins: list[str] = []
+        for per in ex.scores.values():
+            for p in per:
+                if p not in splugins:
+                    splugins.append(p)
+        st = Table(title="Score: raw / normalized / weighted")
+        st.add_column("node")
+        for p in splugins:
+            st.add_column(p)
+        st.add_column("total")
+        for node, total in ex.ranking:
+            per = ex.scores[node]
+            st.add_row(escape(node), *[("{}/{}/{}".format(*per[p]) if p in per else "-") for p in splugins], str(total))
+        console.print(st)
+    if ex.selected:
+        console.print(f"selected node: [bold green]{escape(ex.selected)}[/]")
+    else:
+        console.print(f"[yellow]unschedulable[/]: {escape(ex.message)}")
+
+
 # run ----------------------------------------------------------------------------------------------
 @main.command("run")
 @click.option("--config", "config_path", type=click.Path(dir_okay=False), help="KubeSchedulerConfiguration file (default: kube-scheduler's defaults).")
@@ -219,8 +379,9 @@ if __name__ == "__main__":  # pragma: no cover
 @click.option("-v", "--v", "verbosity", type=int, default=2, show_default=True, help="Log verbosity, kube-scheduler style (0-5; 4 logs every scheduling decision).")
 @click.option("--log-format", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @click.option("--seed", type=int, default=None, help="Seed for tie-breaking (tests).")
+@click.option("--record-results", is_flag=True, help="Write each plugin's results to the pod's annotations (kube-scheduler-simulator's keys).")
 @click.pass_context
-def run_cmd(ctx: click.Context, config_path: str | None, kubeconfig: str | None, address: str, identity: str | None, verbosity: int, log_format: str, seed: int | None) -> None:
+def run_cmd(ctx: click.Context, config_path: str | None, kubeconfig: str | None, address: str, identity: str | None, verbosity: int, log_format: str, seed: int | None, record_results: bool) -> None:
     """Run the scheduler against a Kubernetes cluster."""
     from .observe.logging import setup_logging
 
@@ -231,11 +392,11 @@ def run_cmd(ctx: click.Context, config_path: str | None, kubeconfig: str | None,
         return reg, _load_config(config_path, reg)
 
     reg, cfg = _guard(ctx, prepare)
-    code = run_scheduler(cfg, reg, kubeconfig=kubeconfig, address=address, identity=identity, seed=seed, ctx=ctx)
+    code = run_scheduler(cfg, reg, kubeconfig=kubeconfig, address=address, identity=identity, seed=seed, ctx=ctx, record_results=record_results)
     sys.exit(code)
 
 
-def run_scheduler(cfg: Any, reg: Any, *, kubeconfig: str | None, address: str, identity: str | None = None, seed: int | None = None, ctx: click.Context | None = None, stop: Any = None) -> int:
+def run_scheduler(cfg: Any, reg: Any, *, kubeconfig: str | None, address: str, identity: str | None = None, seed: int | None = None, ctx: click.Context | None = None, stop: Any = None, record_results: bool = False) -> int:
     """The body of ``kubesched run``: returns the process exit code."""
     import logging
     import signal
@@ -255,7 +416,7 @@ def run_scheduler(cfg: Any, reg: Any, *, kubeconfig: str | None, address: str, i
     stop = stop or threading.Event()
     kinds = required_kinds(cfg, reg)
     cluster = KubernetesCluster(client, kinds=kinds, reporting_controller="kubesched")
-    sched = Scheduler(cfg, reg, cluster, seed=seed, metrics=metrics)
+    sched = Scheduler(cfg, reg, cluster, seed=seed, metrics=metrics, record_results=record_results)
     metrics._clock = sched.clock.now
     metrics.watch_queue(sched.queue.pending)
     loop_alive = threading.Event()

@@ -8,8 +8,8 @@ collected once per extension point, in configured order, and called directly.
 
 from __future__ import annotations
 
+import functools
 import threading
-import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -43,8 +43,8 @@ __all__ = [
     "MAX_PERMIT_TIMEOUT",
     "Framework",
     "FrameworkServices",
-    "PluginScore",
     "NodePluginScores",
+    "PluginScore",
     "WaitingPodImpl",
     "go_duration",
 ]
@@ -171,7 +171,9 @@ class FrameworkServices:
     clock: Any
     event_recorder: Any
     bind_pod: Callable[[Pod, str], None]
-    nominated_pods_for_node: Callable[[str], list[Pod]] = lambda _n: []
+    nominated_pods_for_node: Callable[[str], list[Pod]] = field(default=lambda _n: [])  # type: ignore[assignment]
+    #: cheap check used to skip the nominated-pods pass of Filter entirely
+    has_nominated_pods: Callable[[], bool] = field(default=lambda: True)  # type: ignore[assignment]
     waiting_pods: dict[str, WaitingPodImpl] = field(default_factory=dict)
     #: called with (waiting pod, final status) when a waiting pod is allowed or rejected
     on_permit_done: Callable[[WaitingPodImpl, Status], None] = lambda _w, _s: None
@@ -315,8 +317,9 @@ class Framework:
         prefix = f"profiles[{profile.index}]"
 
         def implements(name: str) -> list[str]:
-            if name not in registry:
-                registry.get(name)  # raises with did-you-mean
+            spec = registry.get(name)  # raises with did-you-mean
+            if spec.broken:
+                raise ConfigError(source, f"{prefix}.plugins", spec.describe_error())
             return registry.implements(name)
 
         try:
@@ -599,56 +602,62 @@ class Framework:
         return _SUCCESS
 
     def run_score_plugins(
-        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo], details: bool = False
     ) -> tuple[list[NodePluginScores], Status]:
+        """Score, NormalizeScore, range check and weights. ``details`` keeps each plugin's raw,
+        normalized and weighted score per node (explain); otherwise only totals are built."""
         skip = state.skip_score_plugins
-        plugins = [(n, fn) for n, fn in self.score if n not in skip]
-        per_plugin: list[list[NodeScore]] = []
+        plugins = [(n, fn) for n, fn in self.score if n not in skip] if skip else self.score
+        n = len(nodes)
+        totals = [0] * n
+        per_plugin: list[tuple[str, list[int], list[int], int]] = []
         for name, fn in plugins:
-            lst: list[NodeScore] = []
+            raw: list[int] = []
+            append = raw.append
             for ni in nodes:
                 try:
                     out = fn(state, pod, ni)
                 except Exception as e:
                     return [], Status(Code.ERROR, f'running Score plugins: plugin "{name}" failed with: {type(e).__name__}: {e}', plugin=name, error=e)
                 if type(out) is int:
-                    lst.append(NodeScore(ni.name, out))
+                    append(out)
                     continue
                 sc, st = _score_out(out)
                 if not st.is_success():
                     return [], Status(Code.ERROR, f'running Score plugins: plugin "{name}" failed with: {st.message}', plugin=name)
-                lst.append(NodeScore(ni.name, sc))
-            per_plugin.append(lst)
-        raw = [[s.score for s in lst] for lst in per_plugin]
-        for (name, _fn), lst in zip(plugins, per_plugin):
+                append(sc)
             norm = self.normalize.get(name)
-            if norm is None:
-                continue
-            try:
-                st = norm(state, pod, lst)
-            except Exception as e:
-                return [], Status(Code.ERROR, f'running Normalize on Score plugins: plugin "{name}" failed with: {type(e).__name__}: {e}', plugin=name, error=e)
-            if st is not None and not st.is_success():
-                return [], Status(Code.ERROR, f'running Normalize on Score plugins: plugin "{name}" failed with: {st.message}', plugin=name)
-        out_scores: list[NodePluginScores] = []
-        weights = [self.score_weights.get(n, 1) for n, _ in plugins]
-        for i, ni in enumerate(nodes):
-            nps = NodePluginScores(ni.name)
-            total = 0
-            for j, (name, _fn) in enumerate(plugins):
-                s = per_plugin[j][i].score
-                if s > MAX_NODE_SCORE or s < MIN_NODE_SCORE:
-                    return [], Status(
-                        Code.ERROR,
-                        f'applying score defaultWeights on Score plugins: plugin "{name}" returns an invalid score {s}, '
-                        f"it should in the range of [{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing",
-                        plugin=name,
-                    )
-                w = s * weights[j]
-                nps.scores.append(PluginScore(name, raw[j][i], s, w))
-                total += w
-            nps.total_score = total
-            out_scores.append(nps)
+            if norm is not None:
+                lst = [NodeScore(ni.name, v) for ni, v in zip(nodes, raw)]
+                try:
+                    st = norm(state, pod, lst)
+                except Exception as e:
+                    return [], Status(Code.ERROR, f'running Normalize on Score plugins: plugin "{name}" failed with: {type(e).__name__}: {e}', plugin=name, error=e)
+                if st is not None and not st.is_success():
+                    return [], Status(Code.ERROR, f'running Normalize on Score plugins: plugin "{name}" failed with: {st.message}', plugin=name)
+                vals = [x.score for x in lst]
+            else:
+                vals = raw
+            if vals and (min(vals) < MIN_NODE_SCORE or max(vals) > MAX_NODE_SCORE):
+                bad = next(v for v in vals if v < MIN_NODE_SCORE or v > MAX_NODE_SCORE)
+                return [], Status(
+                    Code.ERROR,
+                    f'applying score defaultWeights on Score plugins: plugin "{name}" returns an invalid score {bad}, '
+                    f"it should in the range of [{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing",
+                    plugin=name,
+                )
+            w = self.score_weights.get(name, 1)
+            if w == 1:
+                totals = [t + v for t, v in zip(totals, vals)]
+            else:
+                totals = [t + v * w for t, v in zip(totals, vals)]
+            if details:
+                per_plugin.append((name, raw, vals, w))
+        out_scores = [NodePluginScores(ni.name, [], totals[i]) for i, ni in enumerate(nodes)]
+        if details:
+            for name, raw, vals, w in per_plugin:
+                for i in range(n):
+                    out_scores[i].scores.append(PluginScore(name, raw[i], vals[i], vals[i] * w))
         return out_scores, _SUCCESS
 
     def run_reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status:
@@ -699,7 +708,7 @@ class Framework:
             wp = WaitingPodImpl(pod, waits, s.clock.now(), s.on_permit_done)
             s.waiting_pods[pod.uid] = wp
             for plugin, deadline in wp.deadlines.items():
-                s.add_timer(deadline, lambda wp=wp, plugin=plugin: wp.timeout(plugin))
+                s.add_timer(deadline, functools.partial(wp.timeout, plugin))
             return Status(Code.WAIT, f'one or more plugins asked to wait and no plugin rejected pod "{pod.name}"')
         return _SUCCESS
 

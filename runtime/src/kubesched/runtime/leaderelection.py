@@ -24,7 +24,7 @@ log = logging.getLogger("kubesched.leaderelection")
 
 
 def _micro_now() -> str:
-    return _dt.datetime.now(tz=_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return _dt.datetime.now(tz=_dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 class LeaderElector:
@@ -76,7 +76,7 @@ class LeaderElector:
     def try_acquire_or_renew(self) -> bool:
         lease = self._get()
         if lease is None:
-            body = {
+            body: dict[str, Any] = {
                 "apiVersion": "coordination.k8s.io/v1",
                 "kind": "Lease",
                 "metadata": {"name": self.name, "namespace": self.namespace},
@@ -92,7 +92,7 @@ class LeaderElector:
             return True
         spec = lease.get("spec") or {}
         if self._observed is None or spec != self._observed:
-            self._observe(spec)
+            self._observe(dict(spec))
         holder = spec.get("holderIdentity") or ""
         now = time.monotonic()
         if holder and holder != self.identity and now < self._observed_at + float(spec.get("leaseDurationSeconds") or self.lease_duration):

@@ -17,7 +17,14 @@ import itertools
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from kubesched.sdk import ClusterEvent, ClusterEventWithHint, Pod, QueuedPodInfo, QueueingHint, Status
+from kubesched.sdk import (
+    ClusterEvent,
+    ClusterEventWithHint,
+    Pod,
+    QueuedPodInfo,
+    QueueingHint,
+    Status,
+)
 
 __all__ = ["POD_MAX_IN_UNSCHEDULABLE_PODS_DURATION", "SchedulingQueue", "backoff_duration"]
 
@@ -27,7 +34,7 @@ UNSCHEDULABLE_TIMEOUT = ClusterEvent("*", label="UnschedulableTimeout")
 
 def backoff_duration(attempts: int, initial: float, maximum: float) -> float:
     """kube-scheduler's calculateBackoffDuration: initial doubled per attempt after the first."""
-    d = initial
+    d = initial if attempts > 0 else 0.0
     for _ in range(1, max(attempts, 1)):
         if d > maximum - d:
             return maximum
@@ -262,7 +269,7 @@ class SchedulingQueue:
         """Move unschedulable pods that this event may help (kube-scheduler's
         MoveAllToActiveOrBackoffQueue). Returns how many moved."""
         moved = 0
-        for uid, qpi in list(self._unschedulable.items()):
+        for qpi in list(self._unschedulable.values()):
             if precheck is not None and not precheck(qpi.pod):
                 continue
             if qpi.gating_plugin:
@@ -395,6 +402,12 @@ class SchedulingQueue:
         return list(d.values()) if d else []
 
 
+_OWN_ANNOTATIONS = "kube-scheduler-simulator.sigs.k8s.io/"
+
+
 def _spec_and_labels(pod: Pod) -> tuple[Any, Any, Any]:
+    """What makes an update of a pending pod worth a retry: its spec, labels and annotations,
+    not its status nor the result annotations the scheduler itself writes."""
     md = pod.metadata
-    return (pod.spec, md.get("labels"), md.get("annotations"))
+    ann = {k: v for k, v in (md.get("annotations") or {}).items() if not k.startswith(_OWN_ANNOTATIONS)}
+    return (pod.spec, md.get("labels"), ann)

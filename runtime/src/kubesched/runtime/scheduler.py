@@ -107,16 +107,29 @@ class Scheduler:
         simulated: bool = False,
         executor: Executor | None = None,
         metrics: Any = None,
+        record_diagnostics: bool = False,
+        record_results: bool = False,
     ) -> None:
         self.config = config
         self.cluster = cluster
         self.simulated = simulated
-        self.clock = clock or (SimClock() if simulated else RealClock())
+        self.clock: Any = clock or (SimClock() if simulated else RealClock())
         self.tracer = tracer
         self.metrics = metrics
         self.cache = Cache()
         self.algo = Scheduling(seed, config.percentage_of_nodes_to_score)
         self.results: dict[str, PodResult] = {}
+        self.recorder: Any = None
+        if record_results:
+            from .observe.explain import MultiTracer, ResultRecorder
+
+            self.recorder = ResultRecorder(cluster.annotate_pod)
+            tracer = MultiTracer(tracer, self.recorder) if tracer is not None else self.recorder
+            self.tracer = tracer
+        #: with record_diagnostics: uid -> {"filter": {node: Status}, "scores": {node: {plugin:
+        #: PluginScore}}, "totals": {node: int}} of the pod's last attempt (the test kit reads it)
+        self.record_diagnostics = record_diagnostics
+        self.diagnostics: dict[str, dict[str, Any]] = {}
         self.waiting_pods: dict[str, WaitingPodImpl] = {}
         self._inbox: deque[Any] = deque()
         self._cv = threading.Condition()
@@ -132,6 +145,7 @@ class Scheduler:
             event_recorder=cluster,
             bind_pod=cluster.bind,
             nominated_pods_for_node=self._nominated_for_node,
+            has_nominated_pods=lambda: bool(self.queue._nominated) if hasattr(self, "queue") else False,
             waiting_pods=self.waiting_pods,
             on_permit_done=self._on_permit_done,
             add_timer=self._add_timer_threadsafe,
@@ -141,6 +155,8 @@ class Scheduler:
         self.frameworks: dict[str, Framework] = {}
         for profile in config.profiles:
             self.frameworks[profile.scheduler_name] = Framework.build(profile, registry, services, source=config.source)
+        if self.recorder is not None:
+            self.recorder.weights = {n: dict(fw.score_weights) for n, fw in self.frameworks.items()}
         first = next(iter(self.frameworks.values()))
         sort_plugins = {tuple(fw.points.get("queueSort", [])) for fw in self.frameworks.values()}
         if len(sort_plugins) > 1:
@@ -312,9 +328,10 @@ class Scheduler:
             return True
         return did
 
-    def run_until_idle(self, max_steps: int = 10_000_000) -> None:
+    def run_until_idle(self, max_steps: int = 10_000_000, *, advance_time: bool = True) -> None:
         """Simulated time: run until nothing can happen without a new cluster event; when only
-        timers (backoff, permit waits) remain, jump the clock to the next one."""
+        timers (backoff, permit waits) remain and ``advance_time`` is set, jump the clock to the
+        next one."""
         steps = 0
         while steps < max_steps:
             steps += 1
@@ -323,6 +340,8 @@ class Scheduler:
             with self._cv:
                 if self._inbox:
                     continue
+            if not advance_time:
+                return
             nxt = self._next_deadline()
             if nxt is None:
                 return
@@ -388,14 +407,25 @@ class Scheduler:
         state = CycleState()
         snapshot = self.cache.update_snapshot()
         try:
-            result = self.algo.schedule_pod(fw, state, pod, snapshot)
+            result = self.algo.schedule_pod(fw, state, pod, snapshot, keep_scores=self.record_diagnostics)
         except FitError as fe:
+            if self.recorder is not None:
+                self.recorder.finish_cycle(pod, None, fw.score_weights)
+                self.recorder.forget(pod)
+            if self.record_diagnostics:
+                self.diagnostics[pod.uid] = {"filter": dict(fe.diagnosis.node_to_status), "scores": {}, "totals": {}}
             self._fit_failure(fw, qpi, state, fe, start)
             return
         except SchedulingError as se:
             self._failure(fw, qpi, se.status, None, start)
             return
         host = result.suggested_host
+        if self.record_diagnostics:
+            self.diagnostics[pod.uid] = {
+                "filter": dict(result.diagnosis.node_to_status) if result.diagnosis else {},
+                "scores": {s.name: {ps.name: ps for ps in s.scores} for s in result.scores},
+                "totals": {s.name: s.total_score for s in result.scores},
+            }
         assumed = pod.with_node_name(host)
         self.cache.assume_pod(assumed)
         st = fw.run_reserve(state, assumed, host)
@@ -416,6 +446,8 @@ class Scheduler:
         self.queue.delete_nominated(pod)
         if self.metrics is not None:
             self.metrics.attempt(fw.profile_name, "scheduled", time.perf_counter() - start)
+        if self.recorder is not None:
+            self.recorder.finish_cycle(pod, host, fw.score_weights)
         if st.is_wait():
             # the binding cycle starts when the waiting pod is allowed, rejected or timed out
             wp = self.waiting_pods.get(pod.uid)
@@ -534,6 +566,8 @@ class Scheduler:
                 self._binding_failed(fw, state, qpi, assumed, host, st)
                 return
             self._post(lambda: self._bound(fw, qpi, assumed, host))
+            if self.recorder is not None:
+                self.recorder.finish_binding(assumed)
             try:
                 self.cluster.event(assumed.raw, "Normal", "Scheduled", "Binding", f"Successfully assigned {assumed.namespace}/{assumed.name} to {host}")
             except Exception:

@@ -98,6 +98,7 @@ class ScheduleResult:
     evaluated_nodes: int
     feasible_nodes: int
     scores: list[NodePluginScores] = field(default_factory=list)
+    diagnosis: Diagnosis | None = None
 
 
 class Scheduling:
@@ -126,16 +127,16 @@ class Scheduling:
         if not feasible:
             raise FitError(pod, len(all_nodes), diagnosis)
         if len(feasible) == 1:
-            res = ScheduleResult(feasible[0].name, 1 + len(diagnosis.node_to_status), 1)
+            res = ScheduleResult(feasible[0].name, 1 + len(diagnosis.node_to_status), 1, diagnosis=diagnosis)
             if keep_scores:
-                scores, st = self.prioritize_nodes(fwk, state, pod, feasible)
+                scores, st = self.prioritize_nodes(fwk, state, pod, feasible, details=True)
                 res.scores = scores
             return res
-        scores, st = self.prioritize_nodes(fwk, state, pod, feasible)
+        scores, st = self.prioritize_nodes(fwk, state, pod, feasible, details=keep_scores)
         if not st.is_success():
             raise SchedulingError(st)
         host = self.select_host(scores)
-        return ScheduleResult(host, len(feasible) + len(diagnosis.node_to_status), len(feasible), scores if keep_scores else [])
+        return ScheduleResult(host, len(feasible) + len(diagnosis.node_to_status), len(feasible), scores if keep_scores else [], diagnosis)
 
     def find_nodes_that_fit_pod(
         self, fwk: Framework, state: CycleState, pod: Pod, snapshot: Snapshot
@@ -191,7 +192,8 @@ class Scheduling:
             return [nodes[(start + i) % n] for i in range(to_find)]
         feasible: list[NodeInfo] = []
         statuses = diagnosis.node_to_status
-        run = fwk.run_filter_plugins_with_nominated_pods
+        has_nominated = fwk.services is not None and fwk.services.has_nominated_pods()
+        run = fwk.run_filter_plugins_with_nominated_pods if has_nominated else fwk.run_filter_plugins
         for i in range(n):
             ni = nodes[(start + i) % n]
             st = run(state, pod, ni)
@@ -207,14 +209,14 @@ class Scheduling:
         return feasible
 
     def prioritize_nodes(
-        self, fwk: Framework, state: CycleState, pod: Pod, nodes: list[NodeInfo]
+        self, fwk: Framework, state: CycleState, pod: Pod, nodes: list[NodeInfo], details: bool = False
     ) -> tuple[list[NodePluginScores], Status]:
         if not fwk.has_score_plugins():
             return [NodePluginScores(ni.name, [], 1) for ni in nodes], Status()
         st = fwk.run_pre_score_plugins(state, pod, nodes)
         if not st.is_success():
             return [], st
-        return fwk.run_score_plugins(state, pod, nodes)
+        return fwk.run_score_plugins(state, pod, nodes, details)
 
     def select_host(self, scores: list[NodePluginScores]) -> str:
         """Highest total; ties broken uniformly at random (reservoir sampling, as selectHost)."""

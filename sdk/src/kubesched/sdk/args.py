@@ -94,8 +94,8 @@ def _convert(tp: Any, value: Any, field: str, hints_ns: dict[str, Any]) -> Any:
         try:
             return tp(value)
         except ValueError:
-            allowed = ", ".join(repr(m.value) for m in tp)
-            raise ArgsError(field, f"Unsupported value: {value!r}: supported values: {allowed}") from None
+            choices = ", ".join(repr(m.value) for m in tp)
+            raise ArgsError(field, f"Unsupported value: {value!r}: supported values: {choices}") from None
     if tp is bool:
         if not isinstance(value, bool):
             raise ArgsError(field, f"Invalid type: expected boolean, got {type(value).__name__}")

@@ -127,9 +127,12 @@ def _action_label(a: ActionType) -> str:
         return "All"
     if a == ActionType.UPDATE:
         return "Update"
-    return "|".join(
-        "".join(w.capitalize() for w in (m.name or "").split("_")) for m in ActionType if m in a and m.name and (m & (m - 1)) == 0
-    )
+    names = []
+    for m in ActionType.__members__.values():
+        v = int(m)
+        if v & (v - 1) == 0 and int(a) & v:
+            names.append("".join(w.capitalize() for w in (m.name or "").split("_")))
+    return "|".join(names)
 
 
 @dataclass(frozen=True)

@@ -22,8 +22,8 @@ __all__ = [
     "Handle",
     "NodeInfoLister",
     "ObjectClient",
-    "ObjectNotFound",
     "ObjectConflict",
+    "ObjectNotFound",
     "WaitingPod",
 ]
 

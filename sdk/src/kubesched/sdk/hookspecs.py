@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from .cycle_state import CycleState
     from .events import ClusterEvent, ClusterEventWithHint
     from .objects import NodeInfo, Pod, QueuedPodInfo
-    from .status import NodeScore, PostFilterResult, PreFilterResult, Status
+    from .status import NodeScore, Status
 
 hookspec = pluggy.HookspecMarker("kubesched")
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 import datetime as _dt
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from functools import cached_property
 from fractions import Fraction
+from functools import cached_property
 from itertools import count
 from typing import Any
 
@@ -69,7 +69,7 @@ def parse_time(value: Any) -> float | None:
         return float(value)
     if isinstance(value, _dt.datetime):
         if value.tzinfo is None:
-            value = value.replace(tzinfo=_dt.timezone.utc)
+            value = value.replace(tzinfo=_dt.UTC)
         return value.timestamp()
     s = str(value)
     if s.endswith("Z"):
@@ -79,7 +79,7 @@ def parse_time(value: Any) -> float | None:
     except ValueError:
         raise InvalidObjectError("metadata.creationTimestamp", f"invalid time {value!r}") from None
     if d.tzinfo is None:
-        d = d.replace(tzinfo=_dt.timezone.utc)
+        d = d.replace(tzinfo=_dt.UTC)
     return d.timestamp()
 
 
@@ -450,8 +450,9 @@ class Pod:
         def creqs(c: Mapping[str, Any], field: str) -> dict[str, Fraction]:
             res = c.get("resources") or {}
             # the API server defaults each missing request to its limit
-            reqs = {**(res.get("limits") or {}), **(res.get("requests") or {})}
-            out = {k: _q(v, f"{field}.resources.requests.{k}") for k, v in reqs.items()}
+            reqs = res.get("requests") or {}
+            out = {k: _q(v, f"{field}.resources.limits.{k}") for k, v in (res.get("limits") or {}).items() if k not in reqs}
+            out.update({k: _q(v, f"{field}.resources.requests.{k}") for k, v in reqs.items()})
             if non_missing:
                 out.setdefault(_CPU, Fraction(DEFAULT_MILLI_CPU_REQUEST, 1000))
                 out.setdefault(_MEMORY, Fraction(DEFAULT_MEMORY_REQUEST))
@@ -764,6 +765,7 @@ class NodeInfo:
         "allocatable",
         "generation",
         "image_states",
+        "name",
         "node",
         "non_zero_requested",
         "pods",
@@ -775,7 +777,12 @@ class NodeInfo:
     )
 
     def __init__(self, node: Node | None = None, pods: Iterable[Pod] = ()) -> None:
-        self.node: Node | None = None
+        #: The node. Always set for the NodeInfos a plugin sees (the snapshot holds only
+        #: existing nodes); None only inside the runtime's cache for a deleted node whose pods
+        #: are still being removed.
+        self.node: Node = None  # type: ignore[assignment]
+        #: the node's name ("" when there is no node)
+        self.name = ""
         self.pods: list[Pod] = []
         self.pods_with_affinity: list[Pod] = []
         self.pods_with_required_anti_affinity: list[Pod] = []
@@ -791,17 +798,15 @@ class NodeInfo:
         for p in pods:
             self.add_pod(p)
 
-    @property
-    def name(self) -> str:
-        return self.node.name if self.node is not None else ""
-
     def set_node(self, node: Node) -> None:
         self.node = node
+        self.name = node.name
         self.allocatable = node.allocatable
         self.generation = next(_generation)
 
     def remove_node(self) -> None:
-        self.node = None
+        self.node = None  # type: ignore[assignment]
+        self.name = ""
         self.generation = next(_generation)
 
     def add_pod(self, pod: Pod) -> None:
@@ -854,6 +859,7 @@ class NodeInfo:
     def clone(self) -> NodeInfo:
         c = NodeInfo.__new__(NodeInfo)
         c.node = self.node
+        c.name = self.name
         c.pods = list(self.pods)
         c.pods_with_affinity = list(self.pods_with_affinity)
         c.pods_with_required_anti_affinity = list(self.pods_with_required_anti_affinity)

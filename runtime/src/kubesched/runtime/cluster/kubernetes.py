@@ -211,7 +211,7 @@ def _retryable(e: BaseException) -> bool:
 
 
 def _now_rfc3339(micro: bool = False) -> str:
-    d = _dt.datetime.now(tz=_dt.timezone.utc)
+    d = _dt.datetime.now(tz=_dt.UTC)
     if micro:
         return d.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
     return d.strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -664,6 +664,15 @@ class KubernetesCluster:
 
         def write() -> None:
             self.client.request("PATCH", path, body=patch, content_type="application/strategic-merge-patch+json")
+
+        self._writes.put(write)
+
+    def annotate_pod(self, pod: Pod, annotations: Mapping[str, str]) -> None:
+        path = f"/api/v1/namespaces/{pod.namespace}/pods/{pod.name}"
+        patch = {"metadata": {"annotations": dict(annotations)}}
+
+        def write() -> None:
+            self.client.request("PATCH", path, body=patch, content_type="application/merge-patch+json")
 
         self._writes.put(write)
 

@@ -199,6 +199,10 @@ class SimulatedCluster:
         ident = f"{md.get('namespace')}/{md.get('name')}" if md.get("namespace") else str(md.get("name"))
         self.events.append(RecordedEvent(f"{regarding.get('kind', 'Pod')} {ident}", event_type, reason, action, note))
 
+    def annotate_pod(self, pod: Pod, annotations: Mapping[str, str]) -> None:
+        if self.store.peek("v1", "Pod", pod.name, pod.namespace) is not None:
+            self.store.patch("v1", "Pod", pod.name, {"metadata": {"annotations": dict(annotations)}}, pod.namespace)
+
     def update_pod_condition(self, pod: Pod, condition: Mapping[str, Any], nominated_node_name: str | None) -> None:
         cur = self.store.peek("v1", "Pod", pod.name, pod.namespace)
         if cur is None:
@@ -225,8 +229,10 @@ class SimulatedCluster:
             md["creationTimestamp"] = _rfc3339(scheduler.clock.now())
             o["metadata"] = md
             self._create(o)
-            scheduler.run_until_idle()
-            scheduler.clock.advance_to(scheduler.clock.now() + 1.0)
+            # like `kubectl apply` of a file: the next pod arrives a few milliseconds later,
+            # so timers (backoff, Permit waits) do not expire between two pods of the file
+            scheduler.run_until_idle(advance_time=False)
+            scheduler.clock.advance_to(scheduler.clock.now() + 0.01)
         scheduler.run_until_idle()
 
     def _create(self, obj: Mapping[str, Any]) -> None:
@@ -237,4 +243,4 @@ class SimulatedCluster:
 
 
 def _rfc3339(t: float) -> str:
-    return _dt.datetime.fromtimestamp(t, tz=_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return _dt.datetime.fromtimestamp(t, tz=_dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")

@@ -112,7 +112,7 @@ class HealthServer:
         outer = self
 
         class Handler(BaseHTTPRequestHandler):
-            def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+            def log_message(self, format: str, *args: Any) -> None:
                 pass
 
             def _send(self, code: int, body: bytes, ctype: str = "text/plain; charset=utf-8") -> None:

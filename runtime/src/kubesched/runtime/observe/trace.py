@@ -82,8 +82,9 @@ def _describe(out: Any) -> str:
 
 
 class Tracer:
-    def __init__(self, stream: TextIO | None = None, *, keep: bool = False) -> None:
-        self.stream = stream if stream is not None else sys.stderr
+    def __init__(self, stream: TextIO | object | None = sys.stderr, *, keep: bool = False) -> None:
+        """``stream=None`` prints nothing; ``keep=True`` keeps every record in ``records``."""
+        self.stream: TextIO | None = stream  # type: ignore[assignment]
         self.keep = keep
         self.records: list[TraceRecord] = []
         self._lock = threading.Lock()

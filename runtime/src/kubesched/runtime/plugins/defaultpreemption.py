@@ -579,4 +579,7 @@ class _DryRunError(Exception):
 def _sorted(pods: Sequence[Pod], less: Callable[[Pod, Pod], bool]) -> list[Pod]:
     import functools
 
-    return sorted(pods, key=functools.cmp_to_key(lambda a, b: -1 if less(a, b) else (1 if less(b, a) else 0)))
+    def cmp(a: Pod, b: Pod) -> int:
+        return -1 if less(a, b) else (1 if less(b, a) else 0)
+
+    return sorted(pods, key=functools.cmp_to_key(cmp))

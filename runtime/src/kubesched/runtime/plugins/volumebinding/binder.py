@@ -22,7 +22,7 @@ from __future__ import annotations
 import copy
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -215,7 +215,7 @@ class VolumeBinder:
         )
 
     def is_volume_bound(
-        self, pod: Pod, vol: dict[str, Any], cache: ObjectCache | None = None
+        self, pod: Pod, vol: Mapping[str, Any], cache: ObjectCache | None = None
     ) -> tuple[bool, dict[str, Any] | None]:
         """isVolumeBound: (fully bound, the claim); a volume without a claim is bound.
         Raises BinderError."""

@@ -1,0 +1,293 @@
+"""Explain a scheduling decision, and record results as kube-scheduler-simulator annotations.
+
+``explain`` is a read-only dry run of one pod against the current state: unlike a scheduling
+cycle, it runs *every* Filter plugin on *every* node (so a node rejected by two plugins shows
+both reasons), then PreScore/Score/NormalizeScore on the feasible nodes, and reports each
+plugin's raw, normalized and weighted score, the ranking and the node that would be chosen.
+
+``ResultRecorder`` (``kubesched run --record-results``) records what the running scheduler did
+for each pod and writes it to the pod's annotations with kube-scheduler-simulator's keys, so
+that tool's UI and scripts can read them.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from kubesched.sdk import Code, CycleState, NodeInfo, NodeScore, Pod, PreFilterResult, Status
+
+__all__ = ["ANNOTATION_PREFIX", "Explanation", "ResultRecorder", "explain_pod"]
+
+ANNOTATION_PREFIX = "kube-scheduler-simulator.sigs.k8s.io/"
+PASSED = "passed"
+
+
+@dataclass
+class Explanation:
+    pod: str
+    profile: str
+    nodes: list[str] = field(default_factory=list)
+    prefilter: dict[str, str] = field(default_factory=dict)
+    prefilter_nodes: list[str] | None = None
+    #: node -> plugin -> "passed" | reason
+    filter: dict[str, dict[str, str]] = field(default_factory=dict)
+    feasible: list[str] = field(default_factory=list)
+    prescore: dict[str, str] = field(default_factory=dict)
+    #: node -> plugin -> (raw, normalized, weighted)
+    scores: dict[str, dict[str, tuple[int, int, int]]] = field(default_factory=dict)
+    totals: dict[str, int] = field(default_factory=dict)
+    ranking: list[tuple[str, int]] = field(default_factory=list)
+    selected: str | None = None
+    message: str = ""
+    error: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "pod": self.pod,
+            "profile": self.profile,
+            "prefilter": self.prefilter,
+            "prefilterNodes": self.prefilter_nodes,
+            "filter": self.filter,
+            "feasible": self.feasible,
+            "prescore": self.prescore,
+            "scores": {n: {p: {"raw": r, "normalized": m, "weighted": w} for p, (r, m, w) in ps.items()} for n, ps in self.scores.items()},
+            "totals": self.totals,
+            "ranking": [{"node": n, "score": s} for n, s in self.ranking],
+            "selected": self.selected,
+            "message": self.message,
+            "error": self.error,
+        }
+
+
+def _verdict(st: Any) -> str:
+    if st is None or (isinstance(st, Status) and st.code is Code.SUCCESS):
+        return PASSED
+    if isinstance(st, Status):
+        return st.message or st.code.label
+    return str(st)
+
+
+def explain_pod(framework: Any, snapshot: Any, pod: Pod, *, select: Callable[[list[Any]], str] | None = None) -> Explanation:
+    """Dry-run ``pod`` through ``framework`` on ``snapshot`` and explain every decision."""
+    from ..scheduling import Diagnosis, FitError
+
+    ex = Explanation(pod=pod.key, profile=framework.profile_name)
+    nodes: Sequence[NodeInfo] = snapshot.list()
+    ex.nodes = [ni.name for ni in nodes]
+    state = CycleState()
+    try:
+        pod.validate()
+    except Exception as e:
+        ex.error = f"invalid pod spec: {e}"
+        return ex
+    # PreFilter, plugin by plugin (kube-scheduler's semantics, recording each verdict)
+    result: PreFilterResult | None = None
+    rejected: Status | None = None
+    for name, fn in framework.pre_filter:
+        try:
+            out = fn(state, pod, nodes)
+        except Exception as e:
+            ex.prefilter[name] = f"error: {type(e).__name__}: {e}"
+            rejected = rejected or Status(Code.ERROR, str(e), plugin=name)
+            continue
+        r, st = (out if isinstance(out, tuple) else ((out, None) if isinstance(out, PreFilterResult) else (None, out)))
+        st = st if st is not None else Status()
+        if st.code is Code.SKIP:
+            state.skip_filter_plugins.add(name)
+            ex.prefilter[name] = "skip"
+            continue
+        if not st.is_success():
+            ex.prefilter[name] = st.message or st.code.label
+            rejected = rejected or st.with_plugin(name)
+            continue
+        ex.prefilter[name] = "success" if r is None or r.all_nodes() else f"success (nodes: {', '.join(sorted(r.node_names or ()))})"
+        if r is not None:
+            result = (result or PreFilterResult()).merge(r)
+    if result is not None and not result.all_nodes():
+        ex.prefilter_nodes = sorted(result.node_names or ())
+    # Filter: every plugin on every node
+    diag = Diagnosis()
+    for ni in nodes:
+        verdicts: dict[str, str] = {}
+        if rejected is not None:
+            verdicts["PreFilter"] = rejected.message
+        elif ex.prefilter_nodes is not None and ni.name not in ex.prefilter_nodes:
+            verdicts["PreFilter"] = "node(s) didn't satisfy plugin(s) PreFilterResult"
+        first_fail: Status | None = None
+        for name, fn in framework.filter:
+            if name in state.skip_filter_plugins:
+                verdicts[name] = "skipped"
+                continue
+            if rejected is not None:
+                continue
+            try:
+                st = fn(state, pod, ni)
+            except Exception as e:
+                st = Status(Code.ERROR, f"{type(e).__name__}: {e}")
+            verdicts[name] = _verdict(st)
+            if st is not None and not st.is_success() and first_fail is None:
+                first_fail = st.with_plugin(name)
+        ex.filter[ni.name] = verdicts
+        if rejected is None and first_fail is None and "PreFilter" not in verdicts:
+            ex.feasible.append(ni.name)
+        elif first_fail is not None:
+            diag.node_to_status[ni.name] = first_fail
+    if rejected is not None:
+        diag.pre_filter_msg = rejected.message
+        diag.absent_status = rejected
+    if not ex.feasible:
+        ex.message = FitError(pod, len(nodes), diag).message()
+        return ex
+    feasible = [ni for ni in nodes if ni.name in ex.feasible]
+    # PreScore, Score, NormalizeScore, weights
+    for name, fn in framework.pre_score:
+        try:
+            st = fn(state, pod, feasible)
+        except Exception as e:
+            st = Status(Code.ERROR, f"{type(e).__name__}: {e}")
+        if st is not None and st.code is Code.SKIP:
+            state.skip_score_plugins.add(name)
+            ex.prescore[name] = "skip"
+        else:
+            ex.prescore[name] = "success" if st is None or st.is_success() else (st.message or st.code.label)
+    for ni in feasible:
+        ex.scores[ni.name] = {}
+        ex.totals[ni.name] = 0
+    for name, fn in framework.score:
+        if name in state.skip_score_plugins:
+            continue
+        raw = []
+        for ni in feasible:
+            try:
+                out = fn(state, pod, ni)
+                raw.append(int(out if not isinstance(out, tuple) else out[0]))
+            except Exception as e:
+                ex.error = f"Score plugin {name} failed: {type(e).__name__}: {e}"
+                raw.append(0)
+        lst = [NodeScore(ni.name, s) for ni, s in zip(feasible, raw)]
+        norm = framework.normalize.get(name)
+        if norm is not None:
+            try:
+                norm(state, pod, lst)
+            except Exception as e:
+                ex.error = f"NormalizeScore of {name} failed: {type(e).__name__}: {e}"
+        w = framework.score_weights.get(name, 1)
+        for ni, r, ns in zip(feasible, raw, lst):
+            ex.scores[ni.name][name] = (r, ns.score, ns.score * w)
+            ex.totals[ni.name] += ns.score * w
+    ex.ranking = sorted(ex.totals.items(), key=lambda kv: (-kv[1], ex.feasible.index(kv[0])))
+    if select is not None:
+        from ..framework import NodePluginScores
+
+        ex.selected = select([NodePluginScores(n, [], t) for n, t in ex.totals.items()])
+    else:
+        ex.selected = ex.ranking[0][0]
+    return ex
+
+
+class ResultRecorder:
+    """A tracer that keeps, per pod, what each plugin returned at each extension point, and
+    turns it into kube-scheduler-simulator's annotations."""
+
+    def __init__(self, write: Callable[[Pod, dict[str, str]], None]) -> None:
+        self._write = write
+        self._lock = threading.Lock()
+        self._data: dict[str, dict[str, Any]] = {}
+        self.weights: dict[str, dict[str, int]] = {}
+
+    def _rec(self, pod: Pod) -> dict[str, Any]:
+        d = self._data.get(pod.uid)
+        if d is None:
+            d = {k: {} for k in ("prefilter-result-status", "filter-result", "postfilter-result", "prescore-result", "score-result", "finalscore-result", "reserve-result", "permit-result", "permit-result-timeout", "prebind-result", "bind-result")}
+            d["prefilter-result"] = {}
+            self._data[pod.uid] = d
+        return d
+
+    def wrap(self, profile: str, point: str, hook: str, plugin: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+        rec = self
+
+        def recorded(*args: Any) -> Any:
+            out = fn(*args)
+            pod = next((a for a in args if isinstance(a, Pod)), None)
+            if pod is None:
+                return out
+            with rec._lock:
+                d = rec._rec(pod)
+                if hook == "pre_filter":
+                    r, st = (out if isinstance(out, tuple) else ((out, None) if isinstance(out, PreFilterResult) else (None, out)))
+                    d["prefilter-result-status"][plugin] = "success" if st is None or st.is_success() else ("skip" if st.is_skip() else st.message)
+                    if r is not None and not r.all_nodes():
+                        d["prefilter-result"][plugin] = sorted(r.node_names or ())
+                elif hook == "filter":
+                    ni = args[2]
+                    d["filter-result"].setdefault(ni.name, {})[plugin] = _verdict(out)
+                elif hook == "post_filter":
+                    r, st = (out if isinstance(out, tuple) else (None, out))
+                    nominated = getattr(r, "nominated_node_name", "") if r is not None else ""
+                    if nominated:
+                        d["postfilter-result"].setdefault(nominated, {})[plugin] = "preemption victims removed"
+                elif hook == "pre_score":
+                    d["prescore-result"][plugin] = "success" if out is None or out.is_success() else ("skip" if out.is_skip() else out.message)
+                elif hook == "score":
+                    ni = args[2]
+                    sc = out[0] if isinstance(out, tuple) else out
+                    d["score-result"].setdefault(ni.name, {})[plugin] = str(int(sc))
+                elif hook == "normalize_score":
+                    w = rec.weights.get(profile, {}).get(plugin, 1)
+                    for s in args[2]:
+                        d["finalscore-result"].setdefault(s.name, {})[plugin] = str(s.score * w)
+                elif hook in ("reserve", "pre_bind", "bind"):
+                    key = {"reserve": "reserve-result", "pre_bind": "prebind-result", "bind": "bind-result"}[hook]
+                    d[key][plugin] = "success" if out is None or out.is_success() else ("skip" if out.is_skip() else out.message)
+                elif hook == "permit":
+                    st, timeout = (out if isinstance(out, tuple) else (out, 0))
+                    d["permit-result"][plugin] = "success" if st is None or st.is_success() else ("wait" if st.is_wait() else st.message)
+                    if timeout:
+                        d["permit-result-timeout"][plugin] = f"{timeout}s"
+            return out
+
+        return recorded
+
+    def finish_cycle(self, pod: Pod, selected: str | None, weights: dict[str, int]) -> None:
+        """After a scheduling cycle: fill final scores of plugins without NormalizeScore, write."""
+        with self._lock:
+            d = self._data.get(pod.uid)
+            if d is None:
+                return
+            for node, per in d["score-result"].items():
+                fin = d["finalscore-result"].setdefault(node, {})
+                for plugin, sc in per.items():
+                    if plugin not in fin:
+                        fin[plugin] = str(int(sc) * weights.get(plugin, 1))
+            ann = {ANNOTATION_PREFIX + k: json.dumps(v, sort_keys=True, separators=(",", ":")) for k, v in d.items()}
+            if selected:
+                ann[ANNOTATION_PREFIX + "selected-node"] = selected
+        self._write(pod, ann)
+
+    def finish_binding(self, pod: Pod) -> None:
+        with self._lock:
+            d = self._data.pop(pod.uid, None)
+        if d is None:
+            return
+        ann = {ANNOTATION_PREFIX + k: json.dumps(d[k], sort_keys=True, separators=(",", ":")) for k in ("permit-result", "permit-result-timeout", "prebind-result", "bind-result", "reserve-result")}
+        self._write(pod, ann)
+
+    def forget(self, pod: Pod) -> None:
+        with self._lock:
+            self._data.pop(pod.uid, None)
+
+
+class MultiTracer:
+    """Chains tracers (``--trace`` and ``--record-results`` together)."""
+
+    def __init__(self, *tracers: Any) -> None:
+        self.tracers = [t for t in tracers if t is not None]
+
+    def wrap(self, profile: str, point: str, hook: str, plugin: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+        for t in self.tracers:
+            fn = t.wrap(profile, point, hook, plugin, fn)
+        return fn

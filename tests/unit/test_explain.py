@@ -1,0 +1,101 @@
+"""kubesched explain: every Filter plugin's verdict on every node, scores, ranking; and
+--record-results annotations with kube-scheduler-simulator's keys."""
+
+from __future__ import annotations
+
+import json
+import pathlib
+
+from click.testing import CliRunner
+
+from kubesched.runtime.cli import explain_simulated, main
+from kubesched.testing import make_node, make_pod, run_profile
+
+DATA = pathlib.Path(__file__).parent / "data" / "explain_cluster.yaml"
+
+
+def test_pod_rejected_by_two_plugins_names_both_reasons_per_node() -> None:
+    ex = explain_simulated(str(DATA), "p", seed=1)
+    # n1 is tainted AND too small: both plugins' reasons are reported for it
+    assert ex.filter["n1"]["TaintToleration"] == "node(s) had untolerated taint(s)"
+    assert ex.filter["n1"]["NodeResourcesFit"] == "Insufficient cpu"
+    # n3 holds "other" (3 of 4 cpu), scheduled first
+    assert ex.filter["n3"]["NodeResourcesFit"] == "Insufficient cpu"
+    assert ex.filter["n3"]["TaintToleration"] == "passed"
+    assert ex.feasible == ["n2"]
+    assert ex.selected == "n2"
+    raw, normalized, weighted = ex.scores["n2"]["TaintToleration"]
+    assert (normalized, weighted) == (100, 300)  # weight 3 in the default profile
+    assert ex.totals["n2"] == sum(w for _, _, w in ex.scores["n2"].values())
+
+
+def test_unschedulable_pod_explains_with_kube_scheduler_message(tmp_path: pathlib.Path) -> None:
+    text = DATA.read_text().replace('cpu: "2"}}}]}', 'cpu: "5"}}}]}')
+    f = tmp_path / "c.yaml"
+    f.write_text(text)
+    ex = explain_simulated(str(f), "p")
+    assert ex.selected is None
+    assert ex.message == "0/3 nodes are available: 1 node(s) had untolerated taint(s), 2 Insufficient cpu."
+
+
+def test_explain_cli_json_and_table() -> None:
+    runner = CliRunner()
+    res = runner.invoke(main, ["explain", "default/p", "--cluster", str(DATA), "-o", "json", "--seed", "1"])
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.output)
+    assert data["selected"] == "n2"
+    assert data["ranking"][0] == {"node": "n2", "score": data["totals"]["n2"]}
+    res = runner.invoke(main, ["explain", "p", "--cluster", str(DATA), "--seed", "1"])
+    assert res.exit_code == 0
+    assert "TaintToleration: node(s) had untolerated taint(s)" in res.output
+    assert "selected node: n2" in res.output
+
+
+def test_explain_unknown_pod_is_a_clear_error() -> None:
+    res = CliRunner().invoke(main, ["explain", "nope", "--cluster", str(DATA)])
+    assert res.exit_code == 2
+    assert "no Pod default/nope" in res.output
+
+
+def test_record_results_writes_simulator_annotations() -> None:
+    from kubesched.runtime.cluster.simulated import SimulatedCluster
+    from kubesched.runtime.config import load_config
+    from kubesched.runtime.registry import Registry
+    from kubesched.runtime.scheduler import Scheduler
+
+    reg = Registry.discover()
+    cfg = load_config(None, installed_plugins=reg.names())
+    sim = SimulatedCluster([
+        make_node().name("a").capacity(cpu="2", memory="2Gi").obj(),
+        make_node().name("b").capacity(cpu="1", memory="2Gi").obj(),
+        make_node().name("c").capacity(cpu="2", memory="2Gi").taints([{"key": "k", "value": "v", "effect": "PreferNoSchedule"}]).obj(),
+        make_pod().name("p").req(cpu="1500m").obj(),
+    ])
+    sched = Scheduler(cfg, reg, sim, simulated=True, seed=1, record_results=True)
+    sim.run(sched)
+    pod = sim.store.get("v1", "Pod", "p", "default")
+    ann = pod["metadata"]["annotations"]
+    key = "kube-scheduler-simulator.sigs.k8s.io/"
+    assert ann[key + "selected-node"] == "a"
+    filt = json.loads(ann[key + "filter-result"])
+    assert filt["b"]["NodeResourcesFit"] == "Insufficient cpu"
+    assert filt["a"]["NodeResourcesFit"] == "passed"
+    final = json.loads(ann[key + "finalscore-result"])
+    assert final["a"]["TaintToleration"] == "300"  # normalized 100 x weight 3
+    assert final["c"]["TaintToleration"] == "0"  # the PreferNoSchedule taint
+    assert json.loads(ann[key + "score-result"])["c"]["TaintToleration"] == "1"  # raw: one taint
+    assert json.loads(ann[key + "bind-result"]) == {"DefaultBinder": "success"}
+    assert pod["spec"]["nodeName"] == "a"
+
+
+def test_run_profile_matches_explain_for_a_custom_plugin() -> None:
+    from kubesched.sdk import NodeInfo, Status, hookimpl
+
+    class OnlyA:
+        @hookimpl
+        def filter(self, node_info: NodeInfo) -> Status | None:
+            return None if node_info.name == "a" else Status.unschedulable("node(s) were not a")
+
+    r = run_profile({"OnlyA": OnlyA}, nodes=[make_node().name("a").obj(), make_node().name("b").obj()], pods=[make_pod().name("p").obj()])
+    assert r.node("p") == "a"
+    assert r.filter_reasons("p") == {"b": ["node(s) were not a"]}
