@@ -162,9 +162,9 @@ log "requirements: ${reqs[*]}"
 
 # pip inside the container uses this machine's pip settings (index, CA bundle), read at run time.
 pip_cfg() { python3 -m pip config get "global.$1" 2>/dev/null || true; }
-run_env=(--env PIP_NO_CACHE_DIR=0 --env PIP_DISABLE_PIP_VERSION_CHECK=1 --env PIP_ROOT_USER_ACTION=ignore
-         --env PIP_CACHE_DIR=/tmp/build/pip-cache --env HOME=/tmp --env LANG=C.UTF-8)
-run_vol=(-v "$work:/tmp/build" -v "$CACHE/pip:/tmp/build/pip-cache")
+run_env=(--env PIP_DISABLE_PIP_VERSION_CHECK=1 --env PIP_ROOT_USER_ACTION=ignore
+         --env PIP_CACHE_DIR=/tmp/pip-cache --env HOME=/tmp --env LANG=C.UTF-8)
+run_vol=(-v "$work:/tmp/build" -v "$CACHE/pip:/tmp/pip-cache")
 for var in INDEX_URL EXTRA_INDEX_URL TRUSTED_HOST DEFAULT_TIMEOUT; do
     key="$(echo "$var" | tr 'A-Z_' 'a-z-')"
     val="$(printenv "PIP_$var" || pip_cfg "$key")"

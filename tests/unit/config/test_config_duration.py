@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+
 from kubesched.runtime.config._duration import format_go_duration, parse_go_duration
 
 

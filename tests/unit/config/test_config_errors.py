@@ -15,6 +15,7 @@ import pytest
 from cfgtest_helpers import DATA
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
 from kubesched.runtime.config import (
     ConfigError,
     SchedulerConfiguration,

@@ -12,6 +12,7 @@ from collections.abc import Collection, Mapping
 
 import pytest
 from cfgtest_helpers import DATA, as_pairs, expanded, plugins, ps
+
 from kubesched.runtime.config import (
     ConfigError,
     Plugins,

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from cfgtest_helpers import DATA, named_weights, names, plugins, ps
+
 from kubesched.runtime.config import (
     ClientConnection,
     ConfigError,

@@ -11,6 +11,7 @@ import pytest
 from cfgtest_helpers import named_weights, plugins, ps
 from hypothesis import given
 from hypothesis import strategies as st
+
 from kubesched.runtime.config import PluginRef, Plugins, PluginSet, default_plugins
 from kubesched.runtime.config._types import V1, V1BETA2, V1BETA3
 from kubesched.runtime.config.defaults import merge_plugin_set, merge_plugins

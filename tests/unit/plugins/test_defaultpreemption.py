@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 import yaml
+
 from kubesched.runtime.cluster.simulated import SimulatedCluster
 from kubesched.runtime.config import load_config_data
 from kubesched.runtime.plugins.defaultpreemption import (

@@ -10,6 +10,7 @@ import hashlib
 from typing import Any
 
 import pytest
+
 from kubesched.runtime.plugins.imagelocality import ImageLocality, normalized_image_name
 from kubesched.sdk import MAX_NODE_SCORE, CycleState, Pod
 from kubesched.testing import build_plugin, make_handle

@@ -20,6 +20,7 @@ import itertools
 from typing import Any
 
 import pytest
+
 from kubesched.runtime.plugins.interpodaffinity import (
     ERR_REASON_AFFINITY_RULES_NOT_MATCH,
     ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH,

@@ -8,6 +8,7 @@ import re
 from typing import Any
 
 import pytest
+
 from kubesched.runtime.plugins.nodeaffinity import (
     ERR_REASON_CONFLICT,
     ERR_REASON_ENFORCED,

@@ -4,6 +4,7 @@ pkg/scheduler/framework/plugins/nodename/node_name_test.go (v1.36.3)."""
 from __future__ import annotations
 
 import pytest
+
 from kubesched.runtime.plugins.nodename import ERR_REASON, NodeName, fits
 from kubesched.sdk import ActionType, Code, CycleState, EventResource, Node, NodeInfo, Pod, Status
 from kubesched.testing import build_plugin, make_node, make_pod

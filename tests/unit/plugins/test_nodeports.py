@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+
 from kubesched.runtime.plugins.nodeports import ERR_REASON, NodePorts, fits
 from kubesched.sdk import (
     ActionType,

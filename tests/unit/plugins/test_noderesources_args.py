@@ -12,6 +12,7 @@ same. The field paths are those of the v1.34 validation (``scoringStrategy.resou
 from __future__ import annotations
 
 import pytest
+
 from kubesched.runtime.plugins.noderesources import (
     BalancedAllocation,
     Fit,

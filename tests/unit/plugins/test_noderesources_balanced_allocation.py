@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+
 from kubesched.runtime.plugins.noderesources import (
     BalancedAllocation,
     NodeResourcesBalancedAllocationArgs,

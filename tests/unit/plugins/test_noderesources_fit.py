@@ -16,6 +16,7 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
+
 from kubesched.runtime.plugins.noderesources import Fit, InsufficientResource, NodeResourcesFitArgs
 from kubesched.runtime.plugins.noderesources.features import ALL_OFF, Features
 from kubesched.runtime.plugins.noderesources.fit import (

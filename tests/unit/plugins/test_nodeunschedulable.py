@@ -4,6 +4,7 @@ pkg/scheduler/framework/plugins/nodeunschedulable/node_unschedulable_test.go (v1
 from __future__ import annotations
 
 import pytest
+
 from kubesched.runtime.plugins.nodeunschedulable import ERR_REASON_UNSCHEDULABLE, NodeUnschedulable
 from kubesched.sdk import (
     ActionType,

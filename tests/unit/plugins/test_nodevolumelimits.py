@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+
 from kubesched.runtime.plugins.nodevolumelimits import (
     ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED,
     NodeVolumeLimits,

@@ -17,6 +17,7 @@ import math
 from typing import Any
 
 import pytest
+
 from kubesched.runtime.plugins.podtopologyspread import (
     PRE_FILTER_STATE_KEY,
     PRE_SCORE_STATE_KEY,

@@ -4,6 +4,7 @@ pkg/scheduler/framework/plugins/schedulinggates/scheduling_gates_test.go (v1.36.
 from __future__ import annotations
 
 import pytest
+
 from kubesched.runtime.plugins.schedulinggates import SchedulingGates
 from kubesched.sdk import ActionType, Code, EventResource, QueueingHint, Status
 from kubesched.testing import build_plugin, make_pod

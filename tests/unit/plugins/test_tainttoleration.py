@@ -11,6 +11,7 @@ the SDK's ``Pod.tolerations`` raises InvalidObjectError).
 from __future__ import annotations
 
 import pytest
+
 from kubesched.runtime.plugins.tainttoleration import ERR_REASON_UNTOLERATED, TaintToleration
 from kubesched.sdk import (
     MAX_NODE_SCORE,

@@ -17,6 +17,7 @@ import copy
 from typing import Any
 
 import pytest
+
 from kubesched.runtime.plugins import volumebinding
 from kubesched.runtime.plugins.volumebinding import (
     ERR_REASON_BIND_CONFLICT,

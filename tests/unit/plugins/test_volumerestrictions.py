@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+
 from kubesched.runtime.plugins.volumerestrictions import (
     ERR_REASON_DISK_CONFLICT,
     ERR_REASON_READ_WRITE_ONCE_POD_CONFLICT,

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+
 from kubesched.runtime.plugins.volumezone import ERR_REASON_CONFLICT, VolumeZone
 from kubesched.sdk import ActionType, CycleState, Node, NodeInfo, Pod, QueueingHint, Status
 from kubesched.testing import build_plugin, make_handle, make_pod

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import threading
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -300,6 +301,7 @@ class Framework:
         self.bind: list[Entry] = []
         self.post_bind: list[Entry] = []
         self.events: dict[str, list[ClusterEventWithHint] | None] = {}
+        self._timed: dict[str, list[Entry]] = {}
 
     # construction ---------------------------------------------------------------------------
     @classmethod
@@ -375,7 +377,48 @@ class Framework:
         if not fw.points.get("bind"):
             raise ConfigError(source, f"{prefix}.plugins.bind", "at least one bind plugin is needed")
         fw._collect(services.tracer)
+        if services.metrics is not None:
+            fw._instrument(services.metrics)
         return fw
+
+    # metrics --------------------------------------------------------------------------------------
+    _ENTRY_POINTS = {
+        "pre_filter": "PreFilter",
+        "filter": "Filter",
+        "pre_score": "PreScore",
+        "score": "Score",
+        "reserve": "Reserve",
+        "permit": "Permit",
+        "pre_bind": "PreBind",
+        "bind": "Bind",
+    }
+
+    def _instrument(self, metrics: Any) -> None:
+        """Extension point durations on every cycle; per-plugin durations only in cycles whose
+        ``state.record_plugin_metrics`` is set (sampled, as kube-scheduler does)."""
+        self._timed = {}
+        for attr, point in self._ENTRY_POINTS.items():
+            timed = []
+            for name, fn in getattr(self, attr):
+                timed.append((name, _timed_call(fn, metrics, name, point)))
+            self._timed[attr] = timed
+        for attr, point, pick in (
+            ("run_pre_filter", "PreFilter", lambda out: out[1]),
+            ("run_post_filter", "PostFilter", lambda out: out[1]),
+            ("run_pre_score_plugins", "PreScore", lambda out: out),
+            ("run_score_plugins", "Score", lambda out: out[1]),
+            ("run_reserve", "Reserve", lambda out: out),
+            ("run_permit", "Permit", lambda out: out),
+            ("run_pre_bind", "PreBind", lambda out: out),
+            ("run_bind", "Bind", lambda out: out),
+        ):
+            setattr(self, attr, _timed_point(getattr(self, attr), metrics, point, self.profile_name, pick))
+
+    def _entries_for(self, state: CycleState, attr: str) -> list[Entry]:
+        if state.record_plugin_metrics and self._timed:
+            return self._timed[attr]
+        entries: list[Entry] = getattr(self, attr)
+        return entries
 
     def _impls(self, hook: str) -> dict[str, Any]:
         caller = getattr(self.pm.hook, hook, None)
@@ -461,7 +504,7 @@ class Framework:
         return_status = _SUCCESS
         skip = state.skip_filter_plugins
         skip.clear()
-        for name, fn in self.pre_filter:
+        for name, fn in self._entries_for(state, "pre_filter"):
             try:
                 out = fn(state, pod, nodes)
             except Exception as e:
@@ -521,7 +564,7 @@ class Framework:
     def run_filter_plugins(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
         """Filter plugins in order; the first that does not succeed decides for this node."""
         skip = state.skip_filter_plugins
-        for name, fn in self.filter:
+        for name, fn in (self._timed["filter"] if state.record_plugin_metrics and self._timed else self.filter):
             if skip and name in skip:
                 continue
             try:
@@ -588,7 +631,7 @@ class Framework:
     def run_pre_score_plugins(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status:
         skip = state.skip_score_plugins
         skip.clear()
-        for name, fn in self.pre_score:
+        for name, fn in self._entries_for(state, "pre_score"):
             try:
                 st = fn(state, pod, nodes)
             except Exception as e:
@@ -607,7 +650,8 @@ class Framework:
         """Score, NormalizeScore, range check and weights. ``details`` keeps each plugin's raw,
         normalized and weighted score per node (explain); otherwise only totals are built."""
         skip = state.skip_score_plugins
-        plugins = [(n, fn) for n, fn in self.score if n not in skip] if skip else self.score
+        score = self._entries_for(state, "score")
+        plugins = [(n, fn) for n, fn in score if n not in skip] if skip else score
         n = len(nodes)
         totals = [0] * n
         per_plugin: list[tuple[str, list[int], list[int], int]] = []
@@ -661,7 +705,7 @@ class Framework:
         return out_scores, _SUCCESS
 
     def run_reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status:
-        for name, fn in self.reserve:
+        for name, fn in self._entries_for(state, "reserve"):
             try:
                 st = fn(state, pod, node_name)
             except Exception as e:
@@ -683,7 +727,7 @@ class Framework:
 
     def run_permit(self, state: CycleState, pod: Pod, node_name: str) -> Status:
         waits: dict[str, float] = {}
-        for name, fn in self.permit:
+        for name, fn in self._entries_for(state, "permit"):
             try:
                 out = fn(state, pod, node_name)
             except Exception as e:
@@ -714,7 +758,7 @@ class Framework:
 
     # binding cycle ----------------------------------------------------------------------------
     def run_pre_bind(self, state: CycleState, pod: Pod, node_name: str) -> Status:
-        for name, fn in self.pre_bind:
+        for name, fn in self._entries_for(state, "pre_bind"):
             try:
                 st = fn(state, pod, node_name)
             except Exception as e:
@@ -730,7 +774,7 @@ class Framework:
         if not self.bind:
             return Status(Code.SKIP)
         st: Status = Status(Code.SKIP)
-        for name, fn in self.bind:
+        for name, fn in self._entries_for(state, "bind"):
             try:
                 out = fn(state, pod, node_name)
             except Exception as e:
@@ -768,6 +812,47 @@ class Framework:
 
 
 _SUCCESS = Status()
+
+
+def _status_label(out: Any) -> str:
+    if out is None:
+        return "Success"
+    if isinstance(out, Status):
+        return out.code.label
+    if isinstance(out, tuple) and out and isinstance(out[0], Status):
+        return out[0].code.label
+    if isinstance(out, tuple) and len(out) == 2 and isinstance(out[1], Status):
+        return out[1].code.label
+    return "Success"
+
+
+def _timed_call(fn: Callable[..., Any], metrics: Any, plugin: str, point: str) -> Callable[..., Any]:
+    perf = time.perf_counter
+
+    def timed(*args: Any) -> Any:
+        t0 = perf()
+        try:
+            out = fn(*args)
+        except Exception:
+            metrics.plugin(plugin, point, "Error", perf() - t0)
+            raise
+        metrics.plugin(plugin, point, _status_label(out), perf() - t0)
+        return out
+
+    return timed
+
+
+def _timed_point(fn: Callable[..., Any], metrics: Any, point: str, profile: str, pick: Callable[[Any], Any]) -> Callable[..., Any]:
+    perf = time.perf_counter
+
+    def timed(*args: Any, **kwargs: Any) -> Any:
+        t0 = perf()
+        out = fn(*args, **kwargs)
+        st = pick(out)
+        metrics.extension_point(point, st.code.label if isinstance(st, Status) else "Success", profile, perf() - t0)
+        return out
+
+    return timed
 
 
 def _split(out: Any, result_type: type) -> tuple[Any, Status]:

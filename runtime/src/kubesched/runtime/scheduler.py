@@ -138,9 +138,10 @@ class Scheduler:
         self._inflight_bindings = 0
         self._stopping = False
         self._executor = executor or (InlineExecutor() if simulated else ThreadPoolExecutor(max_workers=16, thread_name_prefix="binding"))
+        self.pod_deletions = 0
         services = FrameworkServices(
             snapshot=self.cache.update_snapshot,
-            objects=cluster.objects,
+            objects=_CountingObjects(cluster.objects, self),
             clock=self.clock,
             event_recorder=cluster,
             bind_pod=cluster.bind,
@@ -405,6 +406,8 @@ class Scheduler:
             self._failure(fw, qpi, Status(Code.ERROR, f"invalid pod spec: {e}"), None, start)
             return
         state = CycleState()
+        if self.metrics is not None:
+            state.record_plugin_metrics = self.metrics.sample_plugins()
         snapshot = self.cache.update_snapshot()
         try:
             result = self.algo.schedule_pod(fw, state, pod, snapshot, keep_scores=self.record_diagnostics)
@@ -473,7 +476,10 @@ class Scheduler:
             if fe.diagnosis.absent_status is not None:
                 for ni in self.cache.update_snapshot().list():
                     statuses.setdefault(ni.name, fe.diagnosis.absent_status)
+            deletions = self.pod_deletions
             r, st = fw.run_post_filter(state, pod, statuses)
+            if self.metrics is not None and "DefaultPreemption" in fw.points.get("postFilter", []):
+                self.metrics.preemption(self.pod_deletions - deletions)
             if st.code is Code.ERROR:
                 log.error("PostFilter of %s failed: %s", pod.key, st.message)
             elif not st.is_success():
@@ -616,6 +622,22 @@ class Scheduler:
         with self._cv:
             inbox = bool(self._inbox)
         return not inbox and not self.queue.has_active() and self._inflight_bindings == 0 and not self.waiting_pods
+
+
+class _CountingObjects:
+    """The cluster's object client, counting pod deletions (preemption victims)."""
+
+    def __init__(self, inner: Any, sched: Scheduler) -> None:
+        self._inner = inner
+        self._sched = sched
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+    def delete(self, api_version: str, kind: str, name: str, namespace: str | None = None) -> None:
+        self._inner.delete(api_version, kind, name, namespace)
+        if kind == "Pod":
+            self._sched.pod_deletions += 1
 
 
 def _truncate(msg: str, limit: int = 1024) -> str:

@@ -1,0 +1,49 @@
+"""Every hook is documented in docs/hooks.md with its exact signature, and exercised by a test
+(as datasette's test_docs.py does)."""
+
+from __future__ import annotations
+
+import importlib.util
+import pathlib
+import re
+
+import pytest
+
+from kubesched.sdk import EXTENSION_POINT_HOOKS
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+
+def _gen():  # docs/gen_hooks.py is not a package
+    spec = importlib.util.spec_from_file_location("gen_hooks", ROOT / "docs" / "gen_hooks.py")
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+GEN = _gen()
+HOOKS = GEN.hook_names()
+
+
+def test_every_extension_point_hook_is_listed() -> None:
+    listed = {h for hs in EXTENSION_POINT_HOOKS.values() for h in hs} | {"events_to_register"}
+    assert set(HOOKS) == listed
+
+
+@pytest.mark.parametrize("hook", HOOKS)
+def test_hook_documented_with_exact_signature(hook: str) -> None:
+    text = (ROOT / "docs" / "hooks.md").read_text(encoding="utf-8")
+    assert f"## `{GEN.signature(hook)}`" in text, f"docs/hooks.md lacks {GEN.signature(hook)}; run python docs/gen_hooks.py"
+
+
+def test_hooks_md_is_up_to_date() -> None:
+    assert (ROOT / "docs" / "hooks.md").read_text(encoding="utf-8") == GEN.render()
+
+
+@pytest.mark.parametrize("hook", HOOKS)
+def test_hook_has_a_test(hook: str) -> None:
+    """Some test under tests/ implements the hook with @hookimpl (so it runs in a framework)."""
+    pattern = re.compile(rf"def {hook}\(")
+    found = any(pattern.search(p.read_text(encoding="utf-8")) for p in (ROOT / "tests").rglob("test_*.py"))
+    assert found, f"no test implements the {hook} hook"

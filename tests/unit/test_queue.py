@@ -1,0 +1,397 @@
+"""The scheduling queue: backoff, QueueSort order, requeueing by registered events and queueing
+hints, PreEnqueue gating (kube-scheduler's backend/queue/scheduling_queue.go)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from kubesched.runtime.plugins.queuesort import PrioritySort
+from kubesched.runtime.queue import (
+    POD_MAX_IN_UNSCHEDULABLE_PODS_DURATION,
+    UNSCHEDULABLE_TIMEOUT,
+    SchedulingQueue,
+    backoff_duration,
+)
+from kubesched.runtime.scheduler import SimClock
+from kubesched.sdk import (
+    ActionType,
+    ClusterEvent,
+    ClusterEventWithHint,
+    EventResource,
+    Pod,
+    QueueingHint,
+    Status,
+    hookimpl,
+)
+from kubesched.testing import make_pod
+
+NODE_ADD = ClusterEvent(EventResource.NODE.value, ActionType.ADD)
+NODE_LABEL = ClusterEvent(EventResource.NODE.value, ActionType.UPDATE_NODE_LABEL)
+PV_ADD = ClusterEvent(EventResource.PERSISTENT_VOLUME.value, ActionType.ADD)
+
+
+def _pod(name: str, priority: int = 0, scheduler: str = "test") -> Pod:
+    return make_pod().name(name).uid(name).priority(priority).scheduler_name(scheduler).pod()
+
+
+def _queue(
+    events: dict[str, Any] | None = None, *, clock: SimClock | None = None, **kw: Any
+) -> tuple[SchedulingQueue, SimClock]:
+    clock = clock or SimClock(1000.0)
+    q = SchedulingQueue(PrioritySort().queue_sort_less, clock, events={"test": events or {}}, **kw)
+    return q, clock
+
+
+# backoff ------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("attempts", "expected"),
+    [(1, 1), (2, 2), (3, 4), (4, 8), (5, 10), (6, 10), (100, 10)],
+)
+def test_backoff_duration_examples(attempts, expected):
+    assert backoff_duration(attempts, 1.0, 10.0) == expected
+
+
+def test_backoff_duration_without_attempts_is_zero():
+    """calculateBackoffDuration: a pod never attempted gets no backoff penalty."""
+    assert backoff_duration(0, 1.0, 10.0) == 0
+
+
+@given(
+    attempts=st.integers(min_value=1, max_value=200),
+    initial=st.integers(min_value=1, max_value=60),
+    extra=st.integers(min_value=0, max_value=10_000),
+)
+def test_backoff_duration_formula(attempts, initial, extra):
+    maximum = initial + extra
+    assert backoff_duration(attempts, float(initial), float(maximum)) == min(
+        initial * 2 ** (attempts - 1), maximum
+    )
+
+
+def test_failed_pod_backs_off_by_attempts():
+    q, clock = _queue(initial_backoff=1.0, max_backoff=10.0, error_to_backoff=True)
+    q.add(_pod("p"))
+    for attempt, expected in [(1, 1.0), (2, 2.0), (3, 4.0), (4, 8.0), (5, 10.0)]:
+        qpi = q.pop()
+        assert qpi is not None and qpi.attempts == attempt
+        q.requeue_failed(qpi, Status.failed("boom"))
+        assert q.next_backoff_expiry() == pytest.approx(clock.now() + expected)
+        assert q.pop() is None  # still backing off
+        clock.advance_to(clock.now() + expected - 0.001)
+        assert q.flush_backoff_completed() == 0
+        clock.advance_to(clock.now() + 0.001)
+        assert q.flush_backoff_completed() == 1
+
+
+# QueueSort ------------------------------------------------------------------------------------------
+
+
+def test_priority_sort_orders_by_priority_then_time():
+    q, clock = _queue()
+    order = [
+        ("low-early", 0),
+        ("high-late", 100),
+        ("mid", 50),
+        ("low-late", 0),
+        ("high-later", 100),
+    ]
+    for name, prio in order:
+        q.add(_pod(name, prio))
+        clock.advance_to(clock.now() + 1)
+    popped = []
+    while (qpi := q.pop()) is not None:
+        popped.append(qpi.pod.name)
+    assert popped == ["high-late", "high-later", "mid", "low-early", "low-late"]
+
+
+def test_priority_sort_less():
+    from kubesched.sdk import QueuedPodInfo
+
+    less = PrioritySort().queue_sort_less
+    a = QueuedPodInfo(_pod("a", 10), timestamp=5)
+    b = QueuedPodInfo(_pod("b", 1), timestamp=1)
+    c = QueuedPodInfo(_pod("c", 10), timestamp=6)
+    assert less(a, b) and not less(b, a)
+    assert less(a, c) and not less(c, a)
+
+
+def test_scheduler_pops_by_priority(ks, calls):
+    class F:
+        @hookimpl
+        def filter(self, pod, node_info):
+            calls.append(pod.name)
+
+    T0 = "2024-01-01T00:00:00Z"
+    pods = [
+        ks.pod("low", priority=1, created=T0),
+        ks.pod("high", priority=1000, created=T0),
+        ks.pod("mid", priority=10, created=T0),
+    ]
+    ks.run({"F": F}, {"filter": ["F"]}, ks.nodes(1) + pods)
+    assert calls == ["high", "mid", "low"]
+
+
+# requeue by events -------------------------------------------------------------------------------
+
+
+def _fail(q: SchedulingQueue, name: str, plugins: set[str], status: Status | None = None) -> None:
+    qpi = q.pop()
+    assert qpi is not None and qpi.pod.name == name
+    q.requeue_failed(qpi, status or Status.unschedulable("no"), plugins)
+    assert [p.pod.name for p in q.unschedulable_pods()] == [name]
+
+
+def test_unschedulable_pod_moved_only_by_its_rejectors_events():
+    q, clock = _queue({"F": [ClusterEventWithHint(NODE_ADD)], "G": [ClusterEventWithHint(PV_ADD)]})
+    q.add(_pod("p"))
+    _fail(q, "p", {"F"})
+    assert q.move_all_to_active_or_backoff(NODE_LABEL) == 0
+    assert q.move_all_to_active_or_backoff(PV_ADD) == 0  # registered by G, which did not reject p
+    assert q.unschedulable_pods()
+    assert q.move_all_to_active_or_backoff(NODE_ADD) == 1
+    assert not q.unschedulable_pods()
+
+
+def test_any_rejectors_event_moves_the_pod():
+    q, clock = _queue({"F": [ClusterEventWithHint(NODE_ADD)], "G": [ClusterEventWithHint(PV_ADD)]})
+    q.add(_pod("p"))
+    _fail(q, "p", {"F", "G"})
+    assert q.move_all_to_active_or_backoff(PV_ADD) == 1
+
+
+def test_broader_registered_action_matches_specific_event():
+    q, clock = _queue(
+        {"F": [ClusterEventWithHint(ClusterEvent("Node", ActionType.ADD | ActionType.UPDATE))]}
+    )
+    q.add(_pod("p"))
+    _fail(q, "p", {"F"})
+    assert q.move_all_to_active_or_backoff(NODE_LABEL) == 1
+
+
+def test_queueing_hint_skip_prevents_the_move():
+    seen: list = []
+
+    def hint(pod, old, new):
+        seen.append((pod.name, old, new))
+        return QueueingHint.QUEUE if (new or {}).get("good") else QueueingHint.SKIP
+
+    q, clock = _queue({"F": [ClusterEventWithHint(NODE_ADD, hint)]})
+    q.add(_pod("p"))
+    _fail(q, "p", {"F"})
+    assert q.move_all_to_active_or_backoff(NODE_ADD, None, {"good": False}) == 0
+    assert q.unschedulable_pods()
+    assert q.move_all_to_active_or_backoff(NODE_ADD, None, {"good": True}) == 1
+    assert seen == [("p", None, {"good": False}), ("p", None, {"good": True})]
+
+
+def test_plugin_without_events_to_register_is_requeued_by_any_event():
+    q, clock = _queue({"F": None})
+    q.add(_pod("p"))
+    _fail(q, "p", {"F"})
+    assert q.move_all_to_active_or_backoff(ClusterEvent("ConfigMap", ActionType.ADD)) == 1
+
+
+def test_wildcard_event_moves_every_unschedulable_pod():
+    q, clock = _queue({"F": [ClusterEventWithHint(NODE_ADD)]})
+    q.add(_pod("p"))
+    _fail(q, "p", {"F"})
+    assert q.move_all_to_active_or_backoff(UNSCHEDULABLE_TIMEOUT) == 1
+
+
+def test_moved_pod_respects_backoff():
+    q, clock = _queue({"F": None}, initial_backoff=4.0, max_backoff=10.0)
+    q.add(_pod("p"))
+    _fail(q, "p", {"F"})
+    q.move_all_to_active_or_backoff(NODE_ADD)
+    assert q.pop() is None
+    assert q.next_backoff_expiry() == pytest.approx(clock.now() + 4.0)
+    clock.advance_to(clock.now() + 4.0)
+    q.flush_backoff_completed()
+    assert q.pop().pod.name == "p"
+
+
+def test_unschedulable_pods_flushed_after_five_minutes():
+    q, clock = _queue({"F": [ClusterEventWithHint(NODE_ADD)]})
+    q.add(_pod("p"))
+    _fail(q, "p", {"F"})
+    clock.advance_to(clock.now() + POD_MAX_IN_UNSCHEDULABLE_PODS_DURATION - 1)
+    assert q.flush_unschedulable_left_over() == 0
+    clock.advance_to(clock.now() + 2)
+    assert q.flush_unschedulable_left_over() == 1
+
+
+def _reject_until_labelled(calls: list, events: Any = "node-add") -> type:
+    class F:
+        @hookimpl
+        def filter(self, pod, node_info):
+            calls.append(node_info.name)
+            if node_info.node.labels.get("good") != "true":
+                return Status.unschedulable("node(s) were not good")
+
+    if events == "node-add":
+
+        def events_to_register(self):
+            return [ClusterEventWithHint(NODE_ADD)]
+
+        F.events_to_register = hookimpl(events_to_register)
+    elif callable(events):
+        F.events_to_register = hookimpl(events)
+    return F
+
+
+def test_node_add_requeues_pod_and_it_gets_scheduled(ks, calls):
+    F = _reject_until_labelled(calls)
+    r = ks.build({"F": F}, {"filter": ["F"]}, ks.nodes(2) + [ks.pod("p")]).start()
+    assert r.result("p").status == "Unschedulable"
+    assert calls == ["n1", "n2"]
+    r.create(ks.node("n3", labels={"good": "true"}))
+    assert r.result("p").status == "Scheduled"
+    assert r.result("p").node == "n3"
+
+
+def test_unrelated_event_does_not_requeue(ks, calls):
+    F = _reject_until_labelled(calls)
+    r = ks.build({"F": F}, {"filter": ["F"]}, ks.nodes(2) + [ks.pod("p")]).start()
+    before = list(calls)
+    r.create(
+        {"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": "pv1"}, "spec": {}}
+    )
+    # a node label update is not Node/Add either
+    r.cluster.store.patch("v1", "Node", "n1", {"metadata": {"labels": {"good": "true"}}})
+    r.settle()
+    assert calls == before
+    assert r.result("p").status == "Unschedulable"
+
+
+def test_queueing_hint_skip_prevents_requeue_in_scheduler(ks, calls):
+    def events(self):
+        def hint(pod, old, new):
+            labels = ((new or {}).get("metadata") or {}).get("labels") or {}
+            return QueueingHint.QUEUE if labels.get("good") == "true" else QueueingHint.SKIP
+
+        return [ClusterEventWithHint(NODE_ADD, hint)]
+
+    F = _reject_until_labelled(calls, events)
+    r = ks.build({"F": F}, {"filter": ["F"]}, ks.nodes(1) + [ks.pod("p")]).start()
+    assert calls == ["n1"]
+    r.create(ks.node("n2"))  # hint says SKIP
+    assert calls == ["n1"]
+    r.create(ks.node("n3", labels={"good": "true"}))
+    assert r.result("p").node == "n3"
+
+
+def test_plugin_without_events_is_requeued_by_any_event_in_scheduler(ks, calls):
+    F = _reject_until_labelled(calls, events=None)
+    r = ks.build({"F": F}, {"filter": ["F"]}, ks.nodes(1) + [ks.pod("p")]).start()
+    assert r.framework.events["F"] is None
+    before = len(calls)
+    r.create(
+        {"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": "pv1"}, "spec": {}}
+    )
+    assert len(calls) > before  # retried
+
+
+# PreEnqueue -------------------------------------------------------------------------------------
+
+
+class Gate:
+    """A scheduling-gates style PreEnqueue plugin: pods annotated ``gate`` stay out of the queue."""
+
+    calls: list = []
+
+    @hookimpl
+    def pre_enqueue(self, pod):
+        Gate.calls.append(pod.name)
+        if "gate" in pod.annotations:
+            return Status.unresolvable("waiting for scheduling gates: [gate]")
+        return None
+
+
+def test_pre_enqueue_keeps_pod_out_until_gate_removed(ks, calls):
+    Gate.calls = []
+
+    class F:
+        @hookimpl
+        def filter(self, pod, node_info):
+            calls.append(pod.name)
+
+    r = ks.build(
+        {"Gate": Gate, "F": F},
+        {"preEnqueue": ["Gate"], "filter": ["F"]},
+        ks.nodes(1) + [ks.pod("gated", annotations={"gate": "x"}), ks.pod("free")],
+    ).start()
+    assert calls == ["free"]
+    assert r.result("gated").status == "Pending"
+    assert r.scheduler.queue.pending()["gated"] == 1
+    assert "gated" in Gate.calls
+    # unrelated events do not let it in
+    r.create(ks.node("n2"))
+    assert "gated" not in calls
+    # an update that keeps the gate keeps it out
+    r.cluster.store.patch("v1", "Pod", "gated", {"metadata": {"labels": {"x": "y"}}}, "default")
+    r.settle()
+    assert "gated" not in calls
+    # removing the gate lets it in
+    r.cluster.store.patch(
+        "v1", "Pod", "gated", {"metadata": {"annotations": {"gate": None}}}, "default"
+    )
+    r.settle()
+    assert "gated" in calls
+    assert r.result("gated").status == "Scheduled"
+    assert r.scheduler.queue.pending()["gated"] == 0
+
+
+def test_gated_pod_is_not_backed_off_when_gate_removed():
+    """A gated pod has never been attempted: once PreEnqueue passes it goes straight to activeQ."""
+    gated = {"on": True}
+    q, clock = _queue(
+        pre_enqueue=lambda p: Status.unschedulable("gated") if gated["on"] else Status()
+    )
+    p = _pod("p")
+    q.add(p)
+    assert q.pop() is None
+    gated["on"] = False
+    new = Pod({**p.raw, "metadata": {**p.metadata, "labels": {"changed": "1"}}})
+    q.update(p, new)
+    qpi = q.pop()
+    assert qpi is not None and qpi.pod.name == "p"
+
+
+def test_custom_queue_sort_plugin_orders_the_active_queue(ks, calls):
+    class ByNameDesc:
+        @hookimpl
+        def queue_sort_less(self, pod_info_1, pod_info_2):
+            return pod_info_1.pod.name > pod_info_2.pod.name
+
+    class F:
+        @hookimpl
+        def filter(self, pod, node_info):
+            calls.append(pod.name)
+
+    T0 = "2024-01-01T00:00:00Z"
+    pods = [ks.pod(n, priority=p, created=T0) for n, p in (("b", 100), ("c", 0), ("a", 50))]
+    r = ks.run(
+        {"ByNameDesc": ByNameDesc, "F": F},
+        {"queueSort": ["ByNameDesc"], "filter": ["F"]},
+        ks.nodes(1) + pods,
+    )
+    assert calls == ["c", "b", "a"]  # priority ignored: the profile's QueueSort decides
+    assert r.framework.queue_sort_func().__self__ is r.framework.plugins["ByNameDesc"]
+
+
+def test_exactly_one_queue_sort_plugin_is_required(ks):
+    from kubesched.runtime.config import ConfigError
+
+    class Other:
+        @hookimpl
+        def queue_sort_less(self, pod_info_1, pod_info_2):
+            return False
+
+    with pytest.raises(ConfigError):
+        ks.build({"Other": Other}, {"queueSort": ["PrioritySort", "Other"]}, [])
