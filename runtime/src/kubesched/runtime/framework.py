@@ -9,6 +9,7 @@ collected once per extension point, in configured order, and called directly.
 from __future__ import annotations
 
 import functools
+import logging
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -49,6 +50,8 @@ __all__ = [
     "WaitingPodImpl",
     "go_duration",
 ]
+
+log = logging.getLogger("kubesched.framework")
 
 #: Permit Wait timeouts are capped at 15 minutes, as in kube-scheduler.
 MAX_PERMIT_TIMEOUT = 15 * 60.0
@@ -718,12 +721,12 @@ class Framework:
         return _SUCCESS
 
     def run_unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
-        """Unreserve of every Reserve plugin, in reverse order; failures are ignored."""
-        for _name, fn in self.unreserve:
+        """Unreserve of every Reserve plugin, in reverse order; failures are logged, not raised."""
+        for name, fn in self.unreserve:
             try:
                 fn(state, pod, node_name)
             except Exception:
-                pass
+                log.exception('Unreserve of plugin "%s" failed for pod %s on node %s', name, pod.key, node_name)
 
     def run_permit(self, state: CycleState, pod: Pod, node_name: str) -> Status:
         waits: dict[str, float] = {}
@@ -791,11 +794,12 @@ class Framework:
         return st
 
     def run_post_bind(self, state: CycleState, pod: Pod, node_name: str) -> None:
-        for _name, fn in self.post_bind:
+        """PostBind is informational: a failure is logged with the plugin's name, nothing else."""
+        for name, fn in self.post_bind:
             try:
                 fn(state, pod, node_name)
             except Exception:
-                pass
+                log.exception('PostBind plugin "%s" failed for pod %s on node %s', name, pod.key, node_name)
 
     # info ---------------------------------------------------------------------------------------
     def has_filter_plugins(self) -> bool:

@@ -136,6 +136,7 @@ def make_handle(
     objects: Iterable[Mapping[str, Any]] = (),
     *,
     profile_name: str = "default-scheduler",
+    object_client: Any = None,
 ) -> TestHandle:
     """A TestHandle whose snapshot holds ``nodes`` with the assigned ``pods`` on them, and whose
     object store holds ``objects`` (PVCs, Namespaces, PodGroups, ...) plus the nodes and pods."""
@@ -152,7 +153,10 @@ def make_handle(
             store.create({"apiVersion": "v1", "kind": "Pod", **raw}, notify=False)
         except Exception:
             pass
-    return TestHandle(Snapshot.from_objects(nodes, pods), store, profile_name)
+    handle = TestHandle(Snapshot.from_objects(nodes, pods), store, profile_name)
+    if object_client is not None:
+        handle._objects = object_client  # e.g. a wrapper that injects conflicts
+    return handle
 
 
 def build_plugin(plugin_cls: Any, args: Mapping[str, Any] | None = None, handle: Any = None) -> Any:

@@ -123,6 +123,12 @@ class RunResult:
         key = self._key(pod) if pod else None
         return [tuple(r) for r in self.tracer.records if key is None or r.pod == key]  # type: ignore[misc]
 
+    def rerun(self) -> RunResult:
+        """Run the scheduler again until idle (after changing objects through
+        :meth:`objects`, e.g. adding a node) and return the new result."""
+        self.scheduler.run_until_idle()
+        return RunResult(self.scheduler, self.cluster, self.tracer)
+
     def events(self) -> list[Any]:
         return list(self.cluster.events)
 

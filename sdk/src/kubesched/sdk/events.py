@@ -52,8 +52,9 @@ class ActionType(IntFlag):
 
 
 class EventResource(str, Enum):
-    """Resources whose events the scheduler watches. Plugins may also name any other resource
-    as ``"<plural>.<group>"`` (e.g. ``"podgroups.scheduling.x-k8s.io"``) in a ClusterEvent."""
+    """Resources whose events the scheduler watches. Plugins may also name any other kind by its
+    ``kind`` (e.g. ``ClusterEvent("PodGroup", ActionType.ADD)``): the runtime then watches that
+    kind (on Kubernetes, found through API discovery) and delivers its events."""
 
     POD = "Pod"
     #: internal: an assigned pod (matched by POD)

@@ -402,11 +402,36 @@ class KubeObjects:
     def _res(self, api_version: str, kind: str) -> tuple[str, str, bool]:
         return self._c.resolve(api_version, kind)
 
+    def _cache_key(self, api_version: str, kind: str, name: str, namespace: str | None) -> str:
+        try:
+            namespaced = self._res(api_version, kind)[2]
+        except KeyError:
+            namespaced = bool(namespace)
+        return f"{namespace or 'default'}/{name}" if namespaced else name
+
+    def _remember(self, kind: str, obj: Mapping[str, Any]) -> None:
+        """Write-through: a write's response updates the informer cache at once (if newer), so a
+        plugin's next read sees its own write even before the watch event arrives."""
+        inf = self._c.informers.get(kind)
+        if inf is None or not isinstance(obj, Mapping) or not obj.get("metadata"):
+            return
+        o = dict(obj)
+        o.setdefault("kind", kind)
+        key = Informer.key(o)
+        with inf.lock:
+            cur = inf.store.get(key)
+            try:
+                newer = cur is None or int((o["metadata"] or {}).get("resourceVersion") or 0) >= int((cur.get("metadata") or {}).get("resourceVersion") or 0)
+            except ValueError:
+                newer = True
+            if newer:
+                inf.store[key] = o
+
     def get(self, api_version: str, kind: str, name: str, namespace: str | None = None) -> dict[str, Any]:
         inf = self._c.informers.get(kind)
         if inf is not None and inf.synced.is_set() and not inf.forbidden:
             with inf.lock:
-                obj = inf.store.get(f"{namespace}/{name}" if namespace else name)
+                obj = inf.store.get(self._cache_key(api_version, kind, name, namespace))
             if obj is None:
                 raise ObjectNotFound(f'{kind} "{name}" not found')
             return json.loads(json.dumps(obj))
@@ -444,14 +469,22 @@ class KubeObjects:
             md = dict(body.get("metadata") or {})
             md["resourceVersion"] = resource_version
             body["metadata"] = md
+        path = _path(gv, plural, namespaced, namespace or "default", name)
         try:
-            return self._c.client.request("PATCH", _path(gv, plural, namespaced, namespace or "default", name), body=body, content_type="application/merge-patch+json")
+            out = self._c.client.request("PATCH", path, body=body, content_type="application/merge-patch+json")
         except ApiError as e:
             if e.status == 404:
                 raise ObjectNotFound(str(e)) from None
             if e.status == 409:
+                # refresh the cache so the caller's retry reads the current version
+                try:
+                    self._remember(kind, self._c.client.request("GET", path))
+                except Exception:
+                    pass
                 raise ObjectConflict(str(e)) from None
             raise
+        self._remember(kind, out)
+        return out
 
     def delete(self, api_version: str, kind: str, name: str, namespace: str | None = None) -> None:
         gv, plural, namespaced = self._res(api_version, kind)
