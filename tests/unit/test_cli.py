@@ -267,3 +267,19 @@ def test_trace_records_every_point_with_custom_hooks(ks, tmp_path):
         ("Bind", "DefaultBinder", "default/p", "n2", "Success"),
         ("PostBind", "All", "default/p", "n2", "Success"),
     ]
+
+
+def test_config_validate_accepts_v1_v1beta3_and_v1beta2_files() -> None:
+    """The three versions kube-scheduler still reads, validated end to end (schema, defaults,
+    plugin names, every plugin's args)."""
+    import pathlib
+
+    from click.testing import CliRunner
+
+    from kubesched.runtime.cli import main
+
+    data = pathlib.Path(__file__).parent / "config" / "data"
+    for name, version in (("v1.yaml", "v1"), ("v1beta3.yaml", "v1beta3"), ("v1beta2.yaml", "v1beta2")):
+        res = CliRunner().invoke(main, ["config", "validate", str(data / name)])
+        assert res.exit_code == 0, res.output
+        assert f"valid kubescheduler.config.k8s.io/{version} configuration" in res.output

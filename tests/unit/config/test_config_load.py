@@ -65,7 +65,7 @@ def test_load_v1_file() -> None:
     assert gpu.plugins.filter == ps([], ["NodePorts"])
     assert gpu.plugins.get("score") == ps([], ["ImageLocality"])
     assert gpu.plugin_config == {
-        "PriorityLabel": {"label": "team", "values": ["a", "b"]},
+        "PriorityLabel": {"label": "team"},
         "NodeResourcesFit": {"scoringStrategy": {"type": "MostAllocated"}},
     }
     assert gpu.plugin_config_kinds == {"PriorityLabel": "PriorityLabelArgs"}
