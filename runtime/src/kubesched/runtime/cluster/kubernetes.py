@@ -145,6 +145,9 @@ class KubeClient:
         self.pool = self.api.rest_client.pool_manager
         self.host = cfg.host.rstrip("/")
         self.limiter = RateLimiter(qps, burst)
+        #: kube-scheduler gives its event broadcaster a client of its own (same qps/burst), so
+        #: events never take binding's budget; so do we.
+        self.event_limiter = RateLimiter(qps, burst)
 
     def _headers(self, content_type: str | None) -> dict[str, str]:
         h = {"Accept": "application/json", "User-Agent": USER_AGENT}
@@ -169,9 +172,11 @@ class KubeClient:
         content_type: str | None = None,
         timeout: float | None = 30.0,
         stream: bool = False,
-        limit: bool = True,
+        limit: bool | str = True,
     ) -> Any:
-        if limit:
+        if limit == "events":
+            self.event_limiter.acquire()
+        elif limit:
             self.limiter.acquire()
         url = self.host + path
         if query:
@@ -636,12 +641,20 @@ class KubernetesCluster:
             return md.get("uid") == pod.uid and (cur.get("spec") or {}).get("nodeName") == node_name
         return False
 
+    #: How long one event / pod status write is retried through API server errors and outages
+    #: before it is dropped (client-go's event sink tries 12 times, 10s apart). Writes are
+    #: sent in order by one worker, so the ones behind wait; shutdown waits on them only for
+    #: ``flush``'s timeout.
+    write_retry_seconds = 120.0
+
     def _write_loop(self) -> None:
         while True:
             fn = self._writes.get()
             if fn is None:
                 return
-            for attempt in range(4):
+            deadline = time.monotonic() + self.write_retry_seconds
+            delay = 0.5
+            while True:
                 try:
                     fn()
                     break
@@ -649,10 +662,18 @@ class KubernetesCluster:
                     if e.status in (404, 409, 422) or not _retryable(e):
                         log.debug("status write dropped: %s", e)
                         break
-                    time.sleep(0.5 * (attempt + 1))
+                    err: Exception = e
                 except Exception as e:
-                    log.debug("status write failed: %s", e)
-                    time.sleep(0.5 * (attempt + 1))
+                    if not _retryable(e):
+                        log.warning("status write dropped: %s", e)
+                        break
+                    err = e
+                if time.monotonic() + delay > deadline:
+                    log.warning("status write dropped after retrying for %.0fs: %s", self.write_retry_seconds, err)
+                    break
+                log.debug("status write failed (retrying in %.1fs): %s", delay, err)
+                time.sleep(delay)
+                delay = min(delay * 2, 5.0)
 
     def event(self, regarding: Mapping[str, Any], event_type: str, reason: str, action: str, note: str, related: Mapping[str, Any] | None = None) -> None:
         md = regarding.get("metadata") or {}
@@ -682,7 +703,7 @@ class KubernetesCluster:
             body["related"] = {"apiVersion": related.get("apiVersion", "v1"), "kind": related.get("kind"), "name": rmd.get("name"), "namespace": rmd.get("namespace"), "uid": rmd.get("uid")}
 
         def write() -> None:
-            self.client.request("POST", f"/apis/events.k8s.io/v1/namespaces/{ns}/events", body=body)
+            self.client.request("POST", f"/apis/events.k8s.io/v1/namespaces/{ns}/events", body=body, limit="events")
             self.stats["events"] += 1
 
         self._writes.put(write)
