@@ -37,16 +37,25 @@ NAMESPACE=kubesched-system
 
 helm_bin() {
     if [ -n "${HELM:-}" ]; then echo "$HELM"; return; fi
-    local bin="$CACHE/bin/helm"
-    if [ -x "$bin" ] && "$bin" version --template '{{.Version}}' 2>/dev/null | grep -qx "$HELM_VERSION"; then
+    local bin="$CACHE/bin/helm" stamp="$CACHE/bin/helm.stamp"
+    if [ -x "$bin" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$HELM_VERSION" ]; then
         echo "$bin"; return
     fi
     command -v go >/dev/null || { echo "render.sh: needs Go to build helm (or set HELM=/path/to/helm)" >&2; exit 1; }
     echo "render.sh: building helm $HELM_VERSION from its Go module (once; a few minutes)" >&2
+    # The version stamps helm's Makefile sets: helm's own, and the Kubernetes version of its
+    # client-go (the default --kube-version of `helm template`; go install alone leaves 1.20).
+    local gomod k8s_minor
+    gomod="$(go mod download -json "helm.sh/helm/v3@$HELM_VERSION" | sed -n 's/^[[:space:]]*"GoMod": "\(.*\)",*$/\1/p')"
+    k8s_minor="$(awk '$1 == "k8s.io/client-go" { split($2, v, "."); print v[2]; exit }' "$gomod")"
+    [ -n "$k8s_minor" ] || { echo "render.sh: cannot read client-go's version from $gomod" >&2; exit 1; }
     mkdir -p "$CACHE/bin"
-    GOBIN="$CACHE/bin" GOFLAGS="${GOFLAGS:-} -buildvcs=false" \
-        go install -ldflags "-X helm.sh/helm/v3/internal/version.version=$HELM_VERSION" \
+    GOBIN="$CACHE/bin" GOFLAGS="${GOFLAGS:-} -buildvcs=false" go install -ldflags "\
+        -X helm.sh/helm/v3/internal/version.version=$HELM_VERSION \
+        -X helm.sh/helm/v3/pkg/chartutil.k8sVersionMajor=1 -X helm.sh/helm/v3/pkg/chartutil.k8sVersionMinor=$k8s_minor \
+        -X helm.sh/helm/v3/pkg/lint/rules.k8sVersionMajor=1 -X helm.sh/helm/v3/pkg/lint/rules.k8sVersionMinor=$k8s_minor" \
         "helm.sh/helm/v3/cmd/helm@$HELM_VERSION" >&2
+    echo "$HELM_VERSION" >"$stamp"
     echo "$bin"
 }
 HELM_BIN="$(helm_bin)"

@@ -22,6 +22,9 @@
 #   --with-contrib  add every distribution under plugins-contrib/.
 #   --oci-archive   also write the image as an OCI archive (to load it elsewhere).
 #   --no-verify     skip running `kubesched --version` / `kubesched plugins` in the image.
+#   --base-only TAG only commit the cached rootfs (Debian + python3, no kubesched) as TAG and stop:
+#                   a local stand-in for the Containerfile's BASE_IMAGE where no registry is
+#                   reachable (buildah bud --build-arg BASE_IMAGE=localhost/TAG -f runtime/Containerfile .)
 # Environment: KUBESCHED_CACHE, KUBESCHED_BUILDAH_ROOT (buildah --root; default: buildah's own),
 #   PLUGINS (same as --plugins), DEBIAN_MIRROR (override the mirror read from apt's sources).
 # Needs root (debootstrap, rootful buildah). Installs buildah and debootstrap with apt-get if missing.
@@ -33,6 +36,7 @@ WITH_CONTRIB=0
 OCI_ARCHIVE=""
 VERIFY=1
 REBUILD_ROOTFS=0
+BASE_ONLY=""
 while [ $# -gt 0 ]; do
     case "$1" in
         --tag) TAG="$2"; shift 2 ;;
@@ -41,6 +45,7 @@ while [ $# -gt 0 ]; do
         --oci-archive) OCI_ARCHIVE="$2"; shift 2 ;;
         --no-verify) VERIFY=0; shift ;;
         --rebuild-rootfs) REBUILD_ROOTFS=1; shift ;;
+        --base-only) BASE_ONLY="$2"; shift 2 ;;
         -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
         *) echo "build.sh: unknown argument: $1 (see --help)" >&2; exit 2 ;;
     esac
@@ -116,6 +121,7 @@ if [ "$REBUILD_ROOTFS" = 1 ] || [ ! -s "$ROOTFS_TAR" ] || [ "$(cat "$ROOTFS_TAR.
     t0=$SECONDS
     rootfs="$(mktemp -d "$CACHE/rootfs.XXXXXX")"
     trap 'rm -rf "$rootfs"' EXIT
+    trap 'exit 130' INT TERM
     debootstrap --variant=minbase --include="$ROOTFS_PACKAGES" "$SUITE" "$rootfs" "$MIRROR" >"$CACHE/debootstrap.log" 2>&1 \
         || { tail -n 30 "$CACHE/debootstrap.log" >&2; die "debootstrap failed (log: $CACHE/debootstrap.log)"; }
     # slim it the way debian:*-slim images are: no package lists or caches, docs but copyrights
@@ -135,6 +141,17 @@ else
     log "rootfs from cache: $ROOTFS_TAR"
 fi
 
+if [ -n "$BASE_ONLY" ]; then
+    ctr="$("${BUILDAH[@]}" from --quiet scratch)"
+    tar --numeric-owner --xattrs -C "$("${BUILDAH[@]}" mount "$ctr")" -xf "$ROOTFS_TAR"
+    "${BUILDAH[@]}" config --env PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+        --env LANG=C.UTF-8 --cmd '["python3"]' "$ctr"
+    "${BUILDAH[@]}" umount "$ctr" >/dev/null
+    "${BUILDAH[@]}" commit --quiet --rm "$ctr" "$BASE_ONLY" >/dev/null
+    log "committed base image $BASE_ONLY ($("${BUILDAH[@]}" images --format '{{.Size}}' "$BASE_ONLY" | head -n1))"
+    exit 0
+fi
+
 # --- 2. working container --------------------------------------------------------------------------
 work="$(mktemp -d /tmp/kubesched-build.XXXXXX)"
 ctr=""
@@ -143,6 +160,7 @@ cleanup() {
     rm -rf "$work"
 }
 trap cleanup EXIT
+trap 'exit 130' INT TERM
 
 # A clean copy of the sources (no build/, *.egg-info, caches) that pip may write into.
 mkdir -p "$work/src" "$work/wheels" "$CACHE/pip"
@@ -187,9 +205,9 @@ run /usr/bin/python3 -m venv "$VENV"
 run "$VENV/bin/pip" wheel --quiet --wheel-dir /tmp/build/wheels "${reqs[@]}"
 run sh -c "$VENV/bin/pip install --quiet --no-index --find-links /tmp/build/wheels /tmp/build/wheels/*.whl"
 run "$VENV/bin/pip" check
-run groupadd --system --gid "$UID_GID" kubesched
-run useradd --system --uid "$UID_GID" --gid "$UID_GID" --no-create-home --home-dir /tmp \
-    --shell /usr/sbin/nologin kubesched
+run groupadd --system -K SYS_GID_MAX="$UID_GID" --gid "$UID_GID" kubesched
+run useradd --system -K SYS_UID_MAX="$UID_GID" --uid "$UID_GID" --gid "$UID_GID" --no-create-home \
+    --home-dir /tmp --shell /usr/sbin/nologin kubesched
 ls "$work/wheels" | sed 's/^/  wheel: /' >&2
 rm -rf "${mnt:?}"/tmp/* "${mnt:?}"/tmp/.[!.]* "$mnt"/root/.cache "$mnt"/var/log/* 2>/dev/null || true
 

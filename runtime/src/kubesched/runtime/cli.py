@@ -206,10 +206,6 @@ def _print_table(report: dict[str, Any]) -> None:
     )
 
 
-if __name__ == "__main__":  # pragma: no cover
-    main()
-
-
 # explain ------------------------------------------------------------------------------------------
 @main.command("explain")
 @click.argument("pod")
@@ -472,7 +468,19 @@ def run_scheduler(cfg: Any, reg: Any, *, kubeconfig: str | None, address: str, i
             retry_period=le.retry_period,
         )
         log.info("attempting to acquire leader lease %s/%s as %s", le.resource_namespace, le.resource_name, ident)
-        elector.run(stop, lead, on_stopped, metrics)
+        # On SIGTERM the elector keeps renewing until the scheduler has stopped taking pods and
+        # finished its in-flight bindings, and only then releases the lease: a successor must
+        # not start from a cache that misses bindings still in flight.
+        elector_stop = threading.Event()
+
+        def stop_elector_after_drain() -> None:
+            stop.wait()
+            if started.is_set():
+                done.wait(60)
+            elector_stop.set()
+
+        threading.Thread(target=stop_elector_after_drain, name="lease-release", daemon=True).start()
+        elector.run(elector_stop, lead, on_stopped, metrics)
         if started.is_set():
             done.wait(60)
         if lost.is_set():
@@ -511,3 +519,8 @@ def required_kinds(cfg: Any, reg: Any) -> list[str]:
             if name == "DefaultPreemption" and "PodDisruptionBudget" not in kinds:
                 kinds.append("PodDisruptionBudget")
     return kinds
+
+
+# last, so that every command above is registered when run as ``python -m kubesched.runtime.cli``
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -564,12 +564,15 @@ class Framework:
                 return Status(Code.ERROR, f'running RemovePod on PreFilter plugin "{name}": {st.message}', plugin=name)
         return _SUCCESS
 
-    def run_filter_plugins(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
-        """Filter plugins in order; the first that does not succeed decides for this node."""
+    def active_filters(self, state: CycleState) -> list[Entry]:
+        """The Filter entries to run this cycle (those not skipped by their PreFilter)."""
+        entries = self._timed["filter"] if state.record_plugin_metrics and self._timed else self.filter
         skip = state.skip_filter_plugins
-        for name, fn in (self._timed["filter"] if state.record_plugin_metrics and self._timed else self.filter):
-            if skip and name in skip:
-                continue
+        return [e for e in entries if e[0] not in skip] if skip else entries
+
+    def run_filter_plugins(self, state: CycleState, pod: Pod, node_info: NodeInfo, entries: list[Entry] | None = None) -> Status:
+        """Filter plugins in order; the first that does not succeed decides for this node."""
+        for name, fn in (entries if entries is not None else self.active_filters(state)):
             try:
                 st = fn(state, pod, node_info)
             except Exception as e:
@@ -582,7 +585,7 @@ class Framework:
                 return st
         return _SUCCESS
 
-    def run_filter_plugins_with_nominated_pods(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
+    def run_filter_plugins_with_nominated_pods(self, state: CycleState, pod: Pod, node_info: NodeInfo, entries: list[Entry] | None = None) -> Status:
         services = self.services
         nominated = services.nominated_pods_for_node(node_info.name) if services is not None else []
         if not nominated:

@@ -60,6 +60,8 @@ class ObjectStore:
 
     def __init__(self) -> None:
         self._objs: dict[tuple[str, str, str, str], dict[str, Any]] = {}
+        #: (group, kind) -> keys, so list() does not scan every object
+        self._by_kind: dict[tuple[str, str], dict[tuple[str, str, str, str], None]] = {}
         self._rv = 0
         self._lock = threading.RLock()
         self._listeners: list[Listener] = []
@@ -97,6 +99,7 @@ class ObjectStore:
             md["resourceVersion"] = self._next_rv()
             md.setdefault("uid", f"uid-{kind.lower()}-{md.get('namespace', '')}-{md.get('name')}-{self._rv}")
             self._objs[key] = o
+            self._by_kind.setdefault((key[0], key[1]), {})[key] = None
         if notify:
             self._notify("ADDED", kind, None, o)
         return o
@@ -148,6 +151,7 @@ class ObjectStore:
         key = self._key(api_version, kind, name, namespace)
         with self._lock:
             old = self._objs.pop(key, None)
+            self._by_kind.get((key[0], key[1]), {}).pop(key, None)
         if old is None:
             raise ObjectNotFound(f'{kind} "{name}" not found')
         self._notify("DELETED", kind, old, None)
@@ -173,11 +177,8 @@ class ObjectStore:
     ) -> list[dict[str, Any]]:
         group = group_of(api_version)
         with self._lock:
-            items = [
-                o
-                for (g, k, ns, _), o in self._objs.items()
-                if g == group and k == kind and (namespace is None or ns == namespace)
-            ]
+            keys = self._by_kind.get((group, kind), {})
+            items = [self._objs[key] for key in keys if namespace is None or key[2] == namespace]
         if label_selector:
             items = [
                 o

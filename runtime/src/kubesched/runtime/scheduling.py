@@ -193,10 +193,15 @@ class Scheduling:
         feasible: list[NodeInfo] = []
         statuses = diagnosis.node_to_status
         has_nominated = fwk.services is not None and fwk.services.has_nominated_pods()
-        run = fwk.run_filter_plugins_with_nominated_pods if has_nominated else fwk.run_filter_plugins
+        if has_nominated:
+            run = fwk.run_filter_plugins_with_nominated_pods
+            entries = None
+        else:
+            run = fwk.run_filter_plugins
+            entries = fwk.active_filters(state)
         for i in range(n):
             ni = nodes[(start + i) % n]
-            st = run(state, pod, ni)
+            st = run(state, pod, ni, entries)
             if st.code is Code.SUCCESS:
                 feasible.append(ni)
                 if len(feasible) >= to_find:
@@ -219,19 +224,13 @@ class Scheduling:
         return fwk.run_score_plugins(state, pod, nodes, details)
 
     def select_host(self, scores: list[NodePluginScores]) -> str:
-        """Highest total; ties broken uniformly at random (reservoir sampling, as selectHost)."""
-        best = scores[0]
-        count = 1
-        rng = self.rng
-        for s in scores[1:]:
-            if s.total_score > best.total_score:
-                best = s
-                count = 1
-            elif s.total_score == best.total_score:
-                count += 1
-                if rng.randrange(count) == 0:
-                    best = s
-        return best.name
+        """Highest total; ties broken uniformly at random (as selectHost's reservoir sampling,
+        with one draw)."""
+        top = max(s.total_score for s in scores)
+        best = [s for s in scores if s.total_score == top]
+        if len(best) == 1:
+            return best[0].name
+        return best[self.rng.randrange(len(best))].name
 
 
 class SchedulingError(Exception):

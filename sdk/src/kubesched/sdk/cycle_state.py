@@ -26,6 +26,7 @@ class CycleState:
 
     __slots__ = (
         "_data",
+        "get",
         "pods_to_activate",
         "record_plugin_metrics",
         "skip_filter_plugins",
@@ -34,6 +35,8 @@ class CycleState:
 
     def __init__(self) -> None:
         self._data: dict[str, Any] = {}
+        #: ``state.get(key, default=None)``: the value, or ``default`` when absent
+        self.get = self._data.get
         #: Plugins whose PreFilter returned Skip: their Filter is not run this cycle.
         self.skip_filter_plugins: set[str] = set()
         #: Plugins whose PreScore returned Skip: their Score is not run this cycle.
@@ -49,9 +52,6 @@ class CycleState:
             return self._data[key]
         except KeyError:
             raise KeyError(f"{key!r} not found in cycle state") from None
-
-    def get(self, key: str, default: Any = None) -> Any:
-        return self._data.get(key, default)
 
     def write(self, key: str, value: Any) -> None:
         self._data[key] = value
