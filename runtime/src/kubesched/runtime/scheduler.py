@@ -329,11 +329,16 @@ class Scheduler:
             return True
         return did
 
+    #: simulated time: stop jumping the clock after this long (virtual seconds) without a bind,
+    #: so pods that retry forever (e.g. a gang that can never fit) end a run as Unschedulable
+    idle_horizon = 3600.0
+
     def run_until_idle(self, max_steps: int = 10_000_000, *, advance_time: bool = True) -> None:
         """Simulated time: run until nothing can happen without a new cluster event; when only
         timers (backoff, permit waits) remain and ``advance_time`` is set, jump the clock to the
-        next one."""
+        next one (for at most ``idle_horizon`` virtual seconds without a bind)."""
         steps = 0
+        self._last_progress = max(getattr(self, "_last_progress", 0.0), self.clock.now())
         while steps < max_steps:
             steps += 1
             if self.step():
@@ -344,7 +349,7 @@ class Scheduler:
             if not advance_time:
                 return
             nxt = self._next_deadline()
-            if nxt is None:
+            if nxt is None or nxt - self._last_progress > self.idle_horizon:
                 return
             self.clock.advance_to(nxt)
 
@@ -572,6 +577,10 @@ class Scheduler:
                 self._binding_failed(fw, state, qpi, assumed, host, st)
                 return
             self._post(lambda: self._bound(fw, qpi, assumed, host))
+            if state.pods_to_activate:
+                pods = list(state.pods_to_activate.values())
+                state.pods_to_activate = {}
+                self._post(lambda: self.queue.activate(pods))
             if self.recorder is not None:
                 self.recorder.finish_binding(assumed)
             try:
@@ -586,6 +595,7 @@ class Scheduler:
         self._inflight_bindings -= 1
 
     def _bound(self, fw: Framework, qpi: QueuedPodInfo, assumed: Pod, host: str) -> None:
+        self._last_progress = self.clock.now()
         self.cache.finish_binding(assumed.uid)
         self.queue.done(assumed.uid)
         res = self.results.setdefault(assumed.uid, PodResult(assumed.namespace, assumed.name))

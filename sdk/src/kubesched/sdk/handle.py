@@ -155,7 +155,10 @@ class Handle(Protocol):
     def objects(self) -> ObjectClient: ...
 
     def snapshot(self) -> NodeInfoLister:
-        """The nodes as this scheduling cycle sees them."""
+        """The nodes as this scheduling cycle sees them. Once the pod is assumed (Reserve,
+        Permit) its node already counts it. Call it from scheduling-cycle hooks (PreFilter to
+        Permit); binding-cycle hooks (PreBind, Bind, PostBind, and Unreserve after a binding
+        failure) run on other threads while the next cycle updates the snapshot."""
         ...
 
     def bind_pod(self, pod: Pod, node_name: str) -> None:

@@ -221,7 +221,7 @@ class SimulatedCluster:
             if obj.get("kind") == "Pod" and not (obj.get("spec") or {}).get("nodeName") and not (obj.get("metadata") or {}).get("creationTimestamp"):
                 later.append(obj)
                 continue
-            self._create(obj)
+            self._create(obj, scheduler.clock.now())
         scheduler.run_until_idle()
         for obj in later:
             o = dict(obj)
@@ -235,7 +235,10 @@ class SimulatedCluster:
             scheduler.clock.advance_to(scheduler.clock.now() + 0.01)
         scheduler.run_until_idle()
 
-    def _create(self, obj: Mapping[str, Any]) -> None:
+    def _create(self, obj: Mapping[str, Any], now: float | None = None) -> None:
+        md = obj.get("metadata") or {}
+        if not md.get("creationTimestamp") and now is not None:
+            obj = {**obj, "metadata": {**md, "creationTimestamp": _rfc3339(now)}}
         self.store.create(obj)
 
     def pods(self) -> Iterable[dict[str, Any]]:
