@@ -43,6 +43,7 @@ class ResourceAllocationScorer:
     """resourceAllocationScorer."""
 
     __slots__ = (
+        "_cpu_mem",
         "_kinds",
         "enable_in_place_pod_vertical_scaling",
         "enable_pod_level_resources",
@@ -69,10 +70,21 @@ class ResourceAllocationScorer:
         self.enable_in_place_pod_vertical_scaling = enable_in_place_pod_vertical_scaling
         self.enable_pod_level_resources = enable_pod_level_resources
         self._kinds = tuple((_kind(r.name), r.name) for r in self.resources)
+        #: the common configuration (cpu, memory): a straight-line path, same arithmetic
+        self._cpu_mem = self._kinds == ((_CPU, "cpu"), (_MEMORY, "memory"))
 
     # score -----------------------------------------------------------------------------------
     def score(self, node_info: NodeInfo, pod_requests: Sequence[int]) -> Any:
         """The node's score, or ``(0, Status)`` with code Error when no resources are set."""
+        if self._cpu_mem:
+            alloc = node_info.allocatable
+            req = node_info.requested if self.use_requested else node_info.non_zero_requested
+            a0 = alloc.milli_cpu
+            a1 = alloc.memory
+            return self.scorer(
+                [req.milli_cpu + pod_requests[0] if a0 else 0, req.memory + pod_requests[1] if a1 else 0],
+                [a0, a1],
+            )
         kinds = self._kinds
         if not kinds:
             return 0, Status(Code.ERROR, "resources not found")
