@@ -305,6 +305,7 @@ class Framework:
         self.post_bind: list[Entry] = []
         self.events: dict[str, list[ClusterEventWithHint] | None] = {}
         self._timed: dict[str, list[Entry]] = {}
+        self._last_totals: list[int] = []
 
     # construction ---------------------------------------------------------------------------
     @classmethod
@@ -410,6 +411,7 @@ class Framework:
             ("run_post_filter", "PostFilter", lambda out: out[1]),
             ("run_pre_score_plugins", "PreScore", lambda out: out),
             ("run_score_plugins", "Score", lambda out: out[1]),
+            ("score_totals", "Score", lambda out: out[1]),
             ("run_reserve", "Reserve", lambda out: out),
             ("run_permit", "Permit", lambda out: out),
             ("run_pre_bind", "PreBind", lambda out: out),
@@ -651,7 +653,7 @@ class Framework:
         return _SUCCESS
 
     def run_score_plugins(
-        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo], details: bool = False
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo], details: bool = False, totals_only: bool = False
     ) -> tuple[list[NodePluginScores], Status]:
         """Score, NormalizeScore, range check and weights. ``details`` keeps each plugin's raw,
         normalized and weighted score per node (explain); otherwise only totals are built."""
@@ -703,12 +705,20 @@ class Framework:
                 totals = [t + v * w for t, v in zip(totals, vals)]
             if details:
                 per_plugin.append((name, raw, vals, w))
+        if totals_only:
+            self._last_totals = totals
+            return [], _SUCCESS
         out_scores = [NodePluginScores(ni.name, [], totals[i]) for i, ni in enumerate(nodes)]
         if details:
             for name, raw, vals, w in per_plugin:
                 for i in range(n):
                     out_scores[i].scores.append(PluginScore(name, raw[i], vals[i], vals[i] * w))
         return out_scores, _SUCCESS
+
+    def score_totals(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> tuple[list[int], Status]:
+        """The weighted total score per node (in ``nodes`` order), without per-plugin details."""
+        _, st = self.run_score_plugins(state, pod, nodes, totals_only=True)
+        return (self._last_totals if st.is_success() else []), st
 
     def run_reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status:
         for name, fn in self._entries_for(state, "reserve"):

@@ -132,6 +132,17 @@ class Scheduling:
                 scores, st = self.prioritize_nodes(fwk, state, pod, feasible, details=True)
                 res.scores = scores
             return res
+        if not keep_scores and fwk.has_score_plugins():
+            st = fwk.run_pre_score_plugins(state, pod, feasible)
+            if not st.is_success():
+                raise SchedulingError(st)
+            totals, st = fwk.score_totals(state, pod, feasible)
+            if not st.is_success():
+                raise SchedulingError(st)
+            top = max(totals)
+            best = [i for i, t in enumerate(totals) if t == top]
+            host = feasible[best[0] if len(best) == 1 else best[self.rng.randrange(len(best))]].name
+            return ScheduleResult(host, len(feasible) + len(diagnosis.node_to_status), len(feasible), [], diagnosis)
         scores, st = self.prioritize_nodes(fwk, state, pod, feasible, details=keep_scores)
         if not st.is_success():
             raise SchedulingError(st)
