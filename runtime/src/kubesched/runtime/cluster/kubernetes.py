@@ -512,6 +512,7 @@ class KubernetesCluster:
         reporting_controller: str = "kubesched",
         instance: str | None = None,
         bind_attempts: int = 5,
+        writers: int = 4,
     ) -> None:
         self.client = client
         self.reporting_controller = reporting_controller
@@ -530,8 +531,12 @@ class KubernetesCluster:
             fs = "status.phase!=Succeeded,status.phase!=Failed" if kind == "Pod" else None
             self.informers[kind] = Informer(client, kind, gv, plural, field_selector=fs)
         self._writes: queue.Queue[Callable[[], None] | None] = queue.Queue()
-        self._writer = threading.Thread(target=self._write_loop, name="status-writer", daemon=True)
-        self._writer.start()
+        #: events and status writes go through a small pool, off the scheduling loop
+        self._writers = [
+            threading.Thread(target=self._write_loop, name=f"status-writer-{i}", daemon=True) for i in range(writers)
+        ]
+        for t in self._writers:
+            t.start()
         self.stats = {"binds": 0, "bind_retries": 0, "bind_conflicts": 0, "events": 0}
 
     # discovery ------------------------------------------------------------------------------------
@@ -589,8 +594,11 @@ class KubernetesCluster:
     def stop(self, flush: float = 10.0) -> None:
         for inf in self.informers.values():
             inf.stop()
-        self._writes.put(None)
-        self._writer.join(flush)
+        self.flush(flush)
+        for _ in self._writers:
+            self._writes.put(None)
+        for t in self._writers:
+            t.join(1.0)
 
     # writes -----------------------------------------------------------------------------------------
     def bind(self, pod: Pod, node_name: str) -> None:
@@ -651,29 +659,36 @@ class KubernetesCluster:
         while True:
             fn = self._writes.get()
             if fn is None:
+                self._writes.task_done()
                 return
-            deadline = time.monotonic() + self.write_retry_seconds
-            delay = 0.5
-            while True:
-                try:
-                    fn()
+            try:
+                self._write_one(fn)
+            finally:
+                self._writes.task_done()
+
+    def _write_one(self, fn: Callable[[], None]) -> None:
+        deadline = time.monotonic() + self.write_retry_seconds
+        delay = 0.5
+        while True:
+            try:
+                fn()
+                break
+            except ApiError as e:
+                if e.status in (404, 409, 422) or not _retryable(e):
+                    log.debug("status write dropped: %s", e)
                     break
-                except ApiError as e:
-                    if e.status in (404, 409, 422) or not _retryable(e):
-                        log.debug("status write dropped: %s", e)
-                        break
-                    err: Exception = e
-                except Exception as e:
-                    if not _retryable(e):
-                        log.warning("status write dropped: %s", e)
-                        break
-                    err = e
-                if time.monotonic() + delay > deadline:
-                    log.warning("status write dropped after retrying for %.0fs: %s", self.write_retry_seconds, err)
+                err: Exception = e
+            except Exception as e:
+                if not _retryable(e):
+                    log.warning("status write dropped: %s", e)
                     break
-                log.debug("status write failed (retrying in %.1fs): %s", delay, err)
-                time.sleep(delay)
-                delay = min(delay * 2, 5.0)
+                err = e
+            if time.monotonic() + delay > deadline:
+                log.warning("status write dropped after retrying for %.0fs: %s", self.write_retry_seconds, err)
+                break
+            log.debug("status write failed (retrying in %.1fs): %s", delay, err)
+            time.sleep(delay)
+            delay = min(delay * 2, 5.0)
 
     def event(self, regarding: Mapping[str, Any], event_type: str, reason: str, action: str, note: str, related: Mapping[str, Any] | None = None) -> None:
         md = regarding.get("metadata") or {}
@@ -731,7 +746,7 @@ class KubernetesCluster:
         self._writes.put(write)
 
     def flush(self, timeout: float = 10.0) -> None:
-        """Wait until queued events and status writes are sent."""
-        done = threading.Event()
-        self._writes.put(done.set)
-        done.wait(timeout)
+        """Wait (at most ``timeout`` seconds) until queued events and status writes are sent."""
+        deadline = time.monotonic() + timeout
+        while self._writes.unfinished_tasks and time.monotonic() < deadline:
+            time.sleep(0.02)
