@@ -372,7 +372,7 @@ def _print_explanation(ex: Any) -> None:
 @click.option("--kubeconfig", type=click.Path(dir_okay=False), default=None, help="Kubeconfig (default: clientConnection.kubeconfig, in-cluster config, or ~/.kube/config).")
 @click.option("--address", default="0.0.0.0:10251", show_default=True, help="Where /healthz, /livez, /readyz and /metrics are served (plain HTTP).")
 @click.option("--identity", default=None, help="Leader election identity (default: hostname_uuid).")
-@click.option("-v", "--v", "verbosity", type=int, default=2, show_default=True, help="Log verbosity, kube-scheduler style (0-5; 4 logs every scheduling decision).")
+@click.option("-v", "--v", "verbosity", type=int, default=2, show_default=True, help="Log verbosity, kube-scheduler style: 0-1 warnings, 2 (default) lifecycle and every scheduling decision, 4+ debug.")
 @click.option("--log-format", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @click.option("--seed", type=int, default=None, help="Seed for tie-breaking (tests).")
 @click.option("--record-results", is_flag=True, help="Write each plugin's results to the pod's annotations (kube-scheduler-simulator's keys).")
@@ -437,6 +437,7 @@ def run_scheduler(cfg: Any, reg: Any, *, kubeconfig: str | None, address: str, i
     le = cfg.leader_election
     done = threading.Event()
     started = threading.Event()
+    crashed = threading.Event()
 
     def lead() -> None:
         started.set()
@@ -446,6 +447,8 @@ def run_scheduler(cfg: Any, reg: Any, *, kubeconfig: str | None, address: str, i
         except Exception:
             log.exception("scheduler loop failed")
             loop_alive.clear()
+            crashed.set()
+            stop.set()  # stop renewing the lease: another replica takes over
         finally:
             done.set()
 
@@ -488,6 +491,8 @@ def run_scheduler(cfg: Any, reg: Any, *, kubeconfig: str | None, address: str, i
             exit_code = 1
     else:
         lead()
+    if crashed.is_set():
+        exit_code = 1
     cluster.flush(10)
     cluster.stop()
     server.stop()
@@ -518,6 +523,12 @@ def required_kinds(cfg: Any, reg: Any) -> list[str]:
                 kinds.append("Namespace")
             if name == "DefaultPreemption" and "PodDisruptionBudget" not in kinds:
                 kinds.append("PodDisruptionBudget")
+            if name == "PodTopologySpread":
+                # default constraints select pods by their Services / ReplicationControllers /
+                # ReplicaSets / StatefulSets (read through handle.objects)
+                for k in ("Service", "ReplicationController", "ReplicaSet", "StatefulSet"):
+                    if k not in kinds:
+                        kinds.append(k)
     return kinds
 
 

@@ -127,6 +127,8 @@ class LeaderElector:
                 log.debug("acquiring lease: %s", e)
             stop.wait(self.retry_period)
         if stop.is_set():
+            if (self._observed or {}).get("holderIdentity") == self.identity:
+                self.release()  # stopped right after acquiring: hand the lease back
             return
         log.info("successfully acquired lease %s/%s as %s", self.namespace, self.name, self.identity)
         self._leading.set()

@@ -45,6 +45,8 @@ from .scheduling import Diagnosis, FitError, Scheduling, SchedulingError
 __all__ = ["InlineExecutor", "PodResult", "RealClock", "Scheduler", "SimClock"]
 
 log = logging.getLogger("kubesched")
+#: one line per scheduling decision (kube-scheduler logs these at -v 2)
+decisions = logging.getLogger("kubesched.scheduler")
 
 
 class RealClock:
@@ -517,6 +519,8 @@ class Scheduler:
         if fit is not None and not requeue_status.is_rejected():
             requeue_status = Status(Code.UNSCHEDULABLE, msg)
         self.queue.requeue_failed(qpi, requeue_status, unsched, pending)
+        if decisions.isEnabledFor(logging.INFO):
+            decisions.info('Unable to schedule pod; no fit; waiting pod="%s" err="%s"' if rejected else 'Error scheduling pod; retrying pod="%s" err="%s"', pod.key, msg)
         res = self.results.setdefault(pod.uid, PodResult(pod.namespace, pod.name))
         res.status = "Unschedulable" if rejected else "Error"
         res.message = msg
@@ -596,6 +600,8 @@ class Scheduler:
 
     def _bound(self, fw: Framework, qpi: QueuedPodInfo, assumed: Pod, host: str) -> None:
         self._last_progress = self.clock.now()
+        if decisions.isEnabledFor(logging.INFO):
+            decisions.info('Successfully bound pod to node pod="%s" node="%s" profile="%s" attempts=%d', assumed.key, host, fw.profile_name, qpi.attempts)
         self.cache.finish_binding(assumed.uid)
         self.queue.done(assumed.uid)
         res = self.results.setdefault(assumed.uid, PodResult(assumed.namespace, assumed.name))

@@ -563,7 +563,7 @@ class Pod:
         na = (self.affinity.get("nodeAffinity") or {}).get("requiredDuringSchedulingIgnoredDuringExecution")
         if na is None:
             return None
-        return NodeSelector.parse(na, "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution")
+        return NodeSelector.parse_lazy(na, "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution")
 
     def matches_node_selector_and_affinity(self, node: Node) -> bool:
         """The pod's nodeSelector and required node affinity both match the node
@@ -595,7 +595,6 @@ class Pod:
             self.required_anti_affinity_terms,
             self.preferred_affinity_terms,
             self.preferred_anti_affinity_terms,
-            self.required_node_affinity,
         )
         for i, c in enumerate(self.containers):
             for k, v in ((c.get("resources") or {}).get("limits") or {}).items():

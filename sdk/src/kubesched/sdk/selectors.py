@@ -180,15 +180,32 @@ class NodeSelectorTerm:
 class NodeSelector:
     """A v1.NodeSelector: its terms are ORed."""
 
-    __slots__ = ("terms",)
+    __slots__ = ("errors", "terms")
 
     def __init__(self, terms: Sequence[NodeSelectorTerm]) -> None:
         self.terms = tuple(terms)
+        self.errors: list[InvalidObjectError] = []
 
     @classmethod
     def parse(cls, raw: Mapping[str, Any], field: str = "nodeSelector") -> NodeSelector:
         terms = raw.get("nodeSelectorTerms") or []
         return cls([NodeSelectorTerm.parse(t, f"{field}.nodeSelectorTerms[{i}]") for i, t in enumerate(terms)])
+
+    @classmethod
+    def parse_lazy(cls, raw: Mapping[str, Any], field: str = "nodeSelector") -> NodeSelector:
+        """Like kube-scheduler's LazyErrorNodeSelector: a term that cannot be parsed matches no
+        node (its error is kept in ``errors``) and the other terms still apply."""
+        out: list[NodeSelectorTerm] = []
+        errors: list[InvalidObjectError] = []
+        for i, t in enumerate(raw.get("nodeSelectorTerms") or []):
+            try:
+                out.append(NodeSelectorTerm.parse(t, f"{field}.nodeSelectorTerms[{i}]"))
+            except InvalidObjectError as e:
+                errors.append(e)
+                out.append(NodeSelectorTerm((), ()))  # matches nothing
+        sel = cls(out)
+        sel.errors = errors
+        return sel
 
     def matches(self, node_labels: Mapping[str, str], node_name: str) -> bool:
         for t in self.terms:

@@ -433,7 +433,7 @@ class KubeObjects:
                 inf.store[key] = o
 
     def get(self, api_version: str, kind: str, name: str, namespace: str | None = None) -> dict[str, Any]:
-        inf = self._c.informers.get(kind)
+        inf = self._c.informer_for(kind, api_version)
         if inf is not None and inf.synced.is_set() and not inf.forbidden:
             with inf.lock:
                 obj = inf.store.get(self._cache_key(api_version, kind, name, namespace))
@@ -449,7 +449,7 @@ class KubeObjects:
             raise
 
     def list(self, api_version: str, kind: str, namespace: str | None = None, label_selector: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
-        inf = self._c.informers.get(kind)
+        inf = self._c.informer_for(kind, api_version)
         if inf is not None and inf.synced.is_set() and not inf.forbidden:
             with inf.lock:
                 items = list(inf.store.values())
@@ -521,6 +521,10 @@ class KubernetesCluster:
         self.objects = KubeObjects(self)
         self._custom: dict[tuple[str, str], tuple[str, str, bool]] = {}
         self.informers: dict[str, Informer] = {}
+        self._lazy_lock = threading.Lock()
+        self._started = False
+        self._sink: Callable[[str, str, Any, Any], None] | None = None
+        self._no_informer: set[str] = set()
         want = ["Node", "Pod", *[k for k in kinds if k not in ("Node", "Pod")]]
         for kind in dict.fromkeys(want):
             try:
@@ -570,8 +574,36 @@ class KubernetesCluster:
 
     # lifecycle --------------------------------------------------------------------------------------
     def start_informers(self) -> None:
+        self._started = True
         for inf in self.informers.values():
             inf.start()
+
+    def informer_for(self, kind: str, api_version: str = "", wait: float = 30.0) -> Informer | None:
+        """The informer of ``kind``; one is started on first use, so every kind a plugin reads
+        through ``handle.objects`` is served from a watched cache instead of an API request per
+        call. None when the kind cannot be listed (then reads go to the API server)."""
+        inf = self.informers.get(kind)
+        if inf is not None or not self._started or kind in self._no_informer:
+            return inf
+        with self._lazy_lock:
+            inf = self.informers.get(kind)
+            if inf is None:
+                try:
+                    gv, plural, _ns = self.resolve(api_version, kind)
+                except KeyError:
+                    self._no_informer.add(kind)
+                    return None
+                inf = Informer(self.client, kind, gv, plural)
+                self.informers[kind] = inf
+                inf.start()
+                log.info("started an informer for %s (read by a plugin)", kind)
+                if self._sink is not None:
+                    inf.synced.wait(wait)
+                    inf.attach(self._sink)
+        inf.synced.wait(wait)
+        if inf.forbidden:
+            self._no_informer.add(kind)
+        return inf
 
     def wait_for_sync(self, timeout: float | None = None) -> bool:
         deadline = None if timeout is None else time.monotonic() + timeout
@@ -586,6 +618,7 @@ class KubernetesCluster:
 
     def start(self, sink: Callable[[str, str, Any, Any], None]) -> None:
         """Replay the caches to ``sink`` and stream every change (informers must be running)."""
+        self._sink = sink
         for kind in ["Node", *[k for k in self.informers if k not in ("Node", "Pod")], "Pod"]:
             inf = self.informers.get(kind)
             if inf is not None:

@@ -1,7 +1,8 @@
 """Structured logs, text or JSON, with kube-scheduler-like ``-v`` levels.
 
-``-v 0`` errors and warnings only, ``-v 2`` (default) lifecycle, ``-v 4`` every scheduling
-decision, ``-v 5`` debug of informers and writes. Secrets are never logged: only object names.
+``-v 0`` errors and warnings only; ``-v 2`` (default) lifecycle and every scheduling decision
+(as kube-scheduler logs them at V(2)); ``-v 4`` debug; ``-v 5`` also informers and writes.
+Secrets are never logged: only object names.
 """
 
 from __future__ import annotations
