@@ -187,6 +187,7 @@ def _print_table(report: dict[str, Any]) -> None:
     console = Console(width=max(120, Console().width))
     table = Table(title="kubesched simulate")
     table.add_column("pod")
+    table.add_column("profile")
     table.add_column("node")
     table.add_column("status")
     table.add_column("message", overflow="fold")
@@ -194,6 +195,7 @@ def _print_table(report: dict[str, Any]) -> None:
     for p in report["pods"]:
         table.add_row(
             escape(f"{p['namespace']}/{p['name']}"),
+            escape(p.get("profile") or "-"),
             escape(p["node"] or "-"),
             f"[{style.get(p['status'], 'white')}]{p['status']}[/]",
             escape(p["message"]),

@@ -93,6 +93,7 @@ class PodResult:
             "node": self.node,
             "status": self.status,
             "message": self.message,
+            "profile": self.profile,
         }
 
 
