@@ -87,10 +87,12 @@ def test_simulate_json(runner):
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
     assert set(report) == {"pods", "summary"}
-    assert report["pods"] == [
+    keys = ("namespace", "name", "node", "status", "message")
+    assert [{k: p[k] for k in keys} for p in report["pods"]] == [
         {"namespace": "default", "name": "web", "node": "n2", "status": "Scheduled", "message": ""},
         {"namespace": "team", "name": "api", "node": "n2", "status": "Scheduled", "message": ""},
     ]
+    assert all(p["profile"] for p in report["pods"])
     s = report["summary"]
     assert (s["nodes"], s["pods"], s["scheduled"], s["unschedulable"], s["errors"]) == (
         3,
