@@ -130,7 +130,9 @@ class ObjectStore:
         namespace: str | None = None,
         *,
         resource_version: str | None = None,
+        subresource: str | None = None,
     ) -> dict[str, Any]:
+        """``subresource`` is accepted for compatibility; the whole patch is applied."""
         key = self._key(api_version, kind, name, namespace)
         with self._lock:
             old = self._objs.get(key)

@@ -129,9 +129,12 @@ class ObjectClient(Protocol):
         namespace: str | None = None,
         *,
         resource_version: str | None = None,
+        subresource: str | None = None,
     ) -> dict[str, Any]:
         """JSON merge patch. With ``resource_version`` the patch fails with
-        :class:`ObjectConflict` if the object changed since (optimistic concurrency)."""
+        :class:`ObjectConflict` if the object changed since (optimistic concurrency). Status is
+        written through ``subresource="status"`` (the API server ignores ``status`` in a patch of
+        the object itself)."""
         ...
 
     def delete(self, api_version: str, kind: str, name: str, namespace: str | None = None) -> None: ...

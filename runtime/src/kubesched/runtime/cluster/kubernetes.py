@@ -157,7 +157,11 @@ class KubeClient:
         hook = getattr(cfg, "refresh_api_key_hook", None)
         if hook is not None:
             hook(cfg)
-        token = cfg.get_api_key_with_prefix("authorization") if hasattr(cfg, "get_api_key_with_prefix") else None
+        token = None
+        if hasattr(cfg, "get_api_key_with_prefix"):
+            # the client keeps kubeconfig and in-cluster tokens under "BearerToken" (v29+) or
+            # "authorization" (older releases)
+            token = cfg.get_api_key_with_prefix("BearerToken") or cfg.get_api_key_with_prefix("authorization")
         if token:
             h["Authorization"] = token
         return h
@@ -383,11 +387,13 @@ class Informer:
                     need_list = True
                 backoff = 0.5
             except ApiError as e:
-                if e.status == 403:
+                if e.status in (401, 403):
                     if not self.forbidden:
                         log.error("not allowed to list/watch %s: %s", self.kind, e)
                     self.forbidden = True
-                    self.synced.set()  # nothing to wait for
+                    if self.kind not in ("Node", "Pod"):
+                        self.synced.set()  # optional kind: nothing to wait for
+                    # Node and Pod are essential: stay not ready (/readyz 503) and keep trying
                 log.debug("informer %s: %s", self.kind, e)
                 self._stop.wait(backoff)
                 backoff = min(backoff * 2, 30.0)
@@ -467,14 +473,14 @@ class KubeObjects:
         data = self._c.client.request("GET", _path(gv, plural, namespaced and namespace is not None, namespace), query={"labelSelector": sel})
         return list(data.get("items") or [])
 
-    def patch(self, api_version: str, kind: str, name: str, patch: Mapping[str, Any], namespace: str | None = None, *, resource_version: str | None = None) -> dict[str, Any]:
+    def patch(self, api_version: str, kind: str, name: str, patch: Mapping[str, Any], namespace: str | None = None, *, resource_version: str | None = None, subresource: str | None = None) -> dict[str, Any]:
         gv, plural, namespaced = self._res(api_version, kind)
         body = dict(patch)
         if resource_version is not None:
             md = dict(body.get("metadata") or {})
             md["resourceVersion"] = resource_version
             body["metadata"] = md
-        path = _path(gv, plural, namespaced, namespace or "default", name)
+        path = _path(gv, plural, namespaced, namespace or "default", name, subresource)
         try:
             out = self._c.client.request("PATCH", path, body=body, content_type="application/merge-patch+json")
         except ApiError as e:

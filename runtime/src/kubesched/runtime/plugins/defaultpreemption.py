@@ -535,7 +535,7 @@ class DefaultPreemption:
                 conditions.append(cond)
             try:
                 if updated:
-                    h.objects.patch("v1", "Pod", victim.name, {"status": {"conditions": conditions}}, victim.namespace)
+                    h.objects.patch("v1", "Pod", victim.name, {"status": {"conditions": conditions}}, victim.namespace, subresource="status")
                 h.objects.delete("v1", "Pod", victim.name, victim.namespace)
             except ObjectNotFound:
                 log.info("Victim Pod %s is already deleted", victim.key)
@@ -564,7 +564,7 @@ class DefaultPreemption:
             if np.priority >= pod.priority or not np.nominated_node_name:
                 continue
             try:
-                h.objects.patch("v1", "Pod", np.name, {"status": {"nominatedNodeName": None}}, np.namespace)
+                h.objects.patch("v1", "Pod", np.name, {"status": {"nominatedNodeName": None}}, np.namespace, subresource="status")
             except Exception as e:  # not critical, as in Go
                 log.warning("Cannot clear 'NominatedNodeName' field of %s: %s", np.key, e)
         return Status.success()
