@@ -53,7 +53,7 @@ CORE = (
     | grant("", ["pods/status"], ["patch"])
     | grant("events.k8s.io", ["events"], ["create"])
 )
-PREEMPTION = grant("", ["pods"], ["delete", "patch"]) | grant(
+PREEMPTION = grant("", ["pods"], ["delete"]) | grant(
     "policy", ["poddisruptionbudgets"], READ
 )
 VOLUMES = grant("", ["persistentvolumeclaims", "persistentvolumes"], READ) | grant(

@@ -713,8 +713,11 @@ class KubernetesCluster:
                 fn()
                 break
             except ApiError as e:
-                if e.status in (404, 409, 422) or not _retryable(e):
+                if e.status in (404, 409, 422):  # the pod is gone or changed meanwhile
                     log.debug("status write dropped: %s", e)
+                    break
+                if not _retryable(e):  # 401/403 (a missing RBAC rule), 400: never silently
+                    log.warning("status write dropped: %s", e)
                     break
                 err: Exception = e
             except Exception as e:
