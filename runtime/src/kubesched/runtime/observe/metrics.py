@@ -67,17 +67,27 @@ class Metrics:
         self.leader = Gauge("leader_election_master_status", "Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master.", ["name"], registry=r)
         self.plugin_sample_rate = plugin_sample_rate
         self._clock: Callable[[], float] | None = None
+        # labelled children, looked up once (prometheus_client's labels() is costly per call)
+        self._children: dict[tuple[Any, ...], Any] = {}
+
+    def _child(self, metric: Any, *labels: str) -> Any:
+        key = (id(metric), *labels)
+        c = self._children.get(key)
+        if c is None:
+            c = metric.labels(*labels)
+            self._children[key] = c
+        return c
 
     def watch_queue(self, source: Callable[[], dict[str, int]]) -> None:
         self.registry.register(_Pending(source))
 
     # called by the scheduler --------------------------------------------------------------------
     def attempt(self, profile: str, result: str, seconds: float) -> None:
-        self.schedule_attempts.labels(result, profile).inc()
-        self.attempt_duration.labels(result, profile).observe(seconds)
+        self._child(self.schedule_attempts, result, profile).inc()
+        self._child(self.attempt_duration, result, profile).observe(seconds)
 
     def incoming(self, pod: Any, queue: str, event: str) -> None:
-        self.queue_incoming.labels(queue, event).inc()
+        self._child(self.queue_incoming, queue, event).inc()
 
     def bound(self, profile: str, qpi: Any) -> None:
         self.pod_scheduling_attempts.observe(qpi.attempts)
@@ -85,13 +95,13 @@ class Metrics:
             self.pod_scheduling_sli.labels(str(min(qpi.attempts, 15))).observe(max(0.0, self._clock() - qpi.initial_attempt_timestamp))
 
     def extension_point(self, point: str, status: str, profile: str, seconds: float) -> None:
-        self.extension_point_duration.labels(point, status, profile).observe(seconds)
+        self._child(self.extension_point_duration, point, status, profile).observe(seconds)
 
     def sample_plugins(self) -> bool:
         return random.random() < self.plugin_sample_rate
 
     def plugin(self, plugin: str, point: str, status: str, seconds: float) -> None:
-        self.plugin_duration.labels(plugin, point, status).observe(seconds)
+        self._child(self.plugin_duration, plugin, point, status).observe(seconds)
 
     def preemption(self, victims: int) -> None:
         self.preemption_attempts.inc()
