@@ -374,7 +374,7 @@ def _print_explanation(ex: Any) -> None:
 @click.option("--kubeconfig", type=click.Path(dir_okay=False), default=None, help="Kubeconfig (default: clientConnection.kubeconfig, in-cluster config, or ~/.kube/config).")
 @click.option("--address", default="0.0.0.0:10251", show_default=True, help="Where /healthz, /livez, /readyz and /metrics are served (plain HTTP).")
 @click.option("--identity", default=None, help="Leader election identity (default: hostname_uuid).")
-@click.option("-v", "--v", "verbosity", type=int, default=2, show_default=True, help="Log verbosity, kube-scheduler style: 0-1 warnings, 2 (default) lifecycle and every scheduling decision, 4+ debug.")
+@click.option("-v", "--v", "verbosity", type=int, default=0, show_default=True, help="Log verbosity, kube-scheduler style: 0 lifecycle and problems, 2 also every scheduling decision, 4+ debug.")
 @click.option("--log-format", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @click.option("--seed", type=int, default=None, help="Seed for tie-breaking (tests).")
 @click.option("--record-results", is_flag=True, help="Write each plugin's results to the pod's annotations (kube-scheduler-simulator's keys).")

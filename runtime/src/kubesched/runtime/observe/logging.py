@@ -1,7 +1,7 @@
 """Structured logs, text or JSON, with kube-scheduler-like ``-v`` levels.
 
-``-v 0`` errors and warnings only; ``-v 2`` (default) lifecycle and every scheduling decision
-(as kube-scheduler logs them at V(2)); ``-v 4`` debug; ``-v 5`` also informers and writes.
+``-v 0`` (default, as kube-scheduler) lifecycle and problems; ``-v 2`` also every scheduling
+decision (as kube-scheduler logs them at V(2)); ``-v 4`` debug; ``-v 5`` also informers and writes.
 Secrets are never logged: only object names.
 """
 
@@ -29,7 +29,7 @@ class JsonFormatter(logging.Formatter):
 
 
 def setup_logging(verbosity: int = 2, fmt: str = "text") -> None:
-    level = logging.WARNING if verbosity <= 0 else logging.INFO if verbosity <= 3 else logging.DEBUG
+    level = logging.INFO if verbosity <= 3 else logging.DEBUG
     handler = logging.StreamHandler(sys.stderr)
     if fmt == "json":
         handler.setFormatter(JsonFormatter())
@@ -44,3 +44,5 @@ def setup_logging(verbosity: int = 2, fmt: str = "text") -> None:
         logging.getLogger(noisy).setLevel(logging.WARNING)
     if verbosity < 5:
         logging.getLogger("kubesched.kubernetes").setLevel(max(level, logging.INFO))
+    # one line per scheduling decision only from -v 2, as kube-scheduler
+    logging.getLogger("kubesched.scheduler").setLevel(logging.INFO if verbosity >= 2 else logging.WARNING)
