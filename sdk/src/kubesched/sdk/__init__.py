@@ -61,6 +61,7 @@ from .status import (
     PreFilterResult,
     Status,
 )
+from .validation import label_value_errors, qualified_name_errors
 
 __version__ = "0.1.0"
 
@@ -119,7 +120,9 @@ __all__ = [
     "find_untolerated_taint",
     "hookimpl",
     "is_scalar_resource",
+    "label_value_errors",
     "milli_value",
     "parse_quantity",
+    "qualified_name_errors",
     "value",
 ]

@@ -44,6 +44,8 @@ from kubesched.sdk import (
     Status,
     hookimpl,
 )
+from kubesched.sdk.validation import label_value_errors as _is_valid_label_value
+from kubesched.sdk.validation import qualified_name_errors as _is_qualified_name
 
 from .helper import default_normalize_score
 
@@ -108,79 +110,7 @@ def _aggregate(errors: Sequence[_FieldError]) -> str:
     return msgs[0] if len(msgs) == 1 else "[" + ", ".join(msgs) + "]"
 
 
-def _regex_error(msg: str, fmt: str, *examples: str) -> str:
-    if not examples:
-        return f"{msg} (regex used for validation is '{fmt}')"
-    msg += " (e.g. "
-    for i, e in enumerate(examples):
-        if i > 0:
-            msg += " or "
-        msg += f"'{e}', "
-    return msg + f"regex used for validation is '{fmt}')"
-
-
-def _max_len_error(n: int) -> str:
-    return f"must be no more than {n} characters"
-
-
-_QUALIFIED_NAME_FMT = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
-_QUALIFIED_NAME_ERR = (
-    "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character"
-)
-_QUALIFIED_NAME_RE = re.compile(_QUALIFIED_NAME_FMT)
-_DNS1123_LABEL_FMT = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
-_DNS1123_SUBDOMAIN_FMT = _DNS1123_LABEL_FMT + "(\\." + _DNS1123_LABEL_FMT + ")*"
-_DNS1123_SUBDOMAIN_ERR = (
-    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', "
-    "and must start and end with an alphanumeric character"
-)
-_DNS1123_SUBDOMAIN_RE = re.compile(_DNS1123_SUBDOMAIN_FMT)
-_LABEL_VALUE_FMT = "(" + _QUALIFIED_NAME_FMT + ")?"
-_LABEL_VALUE_ERR = (
-    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', "
-    "and must start and end with an alphanumeric character"
-)
-_LABEL_VALUE_RE = re.compile(_LABEL_VALUE_FMT)
 _INT64_RE = re.compile(r"[+-]?[0-9]+")
-
-
-def _is_qualified_name(value: str) -> list[str]:
-    """validation.IsQualifiedName (label keys)."""
-    errs: list[str] = []
-    parts = value.split("/")
-    if len(parts) == 1:
-        name = parts[0]
-    elif len(parts) == 2:
-        prefix, name = parts
-        if not prefix:
-            errs.append("prefix part must be non-empty")
-        else:
-            if len(prefix.encode()) > 253:
-                errs.append("prefix part " + _max_len_error(253))
-            if not _DNS1123_SUBDOMAIN_RE.fullmatch(prefix):
-                errs.append("prefix part " + _regex_error(_DNS1123_SUBDOMAIN_ERR, _DNS1123_SUBDOMAIN_FMT, "example.com"))
-    else:
-        return [
-            "a qualified name "
-            + _regex_error(_QUALIFIED_NAME_ERR, _QUALIFIED_NAME_FMT, "MyName", "my.name", "123-abc")
-            + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"
-        ]
-    if not name:
-        errs.append("name part must be non-empty")
-    elif len(name.encode()) > 63:
-        errs.append("name part " + _max_len_error(63))
-    if not _QUALIFIED_NAME_RE.fullmatch(name):
-        errs.append("name part " + _regex_error(_QUALIFIED_NAME_ERR, _QUALIFIED_NAME_FMT, "MyName", "my.name", "123-abc"))
-    return errs
-
-
-def _is_valid_label_value(value: str) -> list[str]:
-    errs: list[str] = []
-    if len(value.encode()) > 63:
-        errs.append(_max_len_error(63))
-    if not _LABEL_VALUE_RE.fullmatch(value):
-        errs.append(_regex_error(_LABEL_VALUE_ERR, _LABEL_VALUE_FMT, "MyValue", "my_value", "12345"))
-    return errs
 
 
 def _parse_int64(s: str) -> int | None:

@@ -21,11 +21,12 @@ view), so existing pods are parsed once, not once per cycle.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from kubesched.sdk import AffinityTerm, InvalidObjectError, LabelSelector, Pod
+from kubesched.sdk.validation import label_value_errors as _is_valid_label_value
+from kubesched.sdk.validation import qualified_name_errors as _is_qualified_name
 
 __all__ = [
     "PodTerms",
@@ -37,86 +38,6 @@ __all__ = [
 _CACHE_KEY = "_kubesched_interpodaffinity_terms"
 
 # k8s.io/apimachinery/pkg/util/validation -------------------------------------------------------
-_LABEL_VALUE_FMT = "(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?"
-_LABEL_VALUE_RE = re.compile("^" + _LABEL_VALUE_FMT + "$")
-_LABEL_VALUE_ERR = (
-    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', "
-    "and must start and end with an alphanumeric character"
-)
-_QNAME_FMT = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
-_QNAME_RE = re.compile("^" + _QNAME_FMT + "$")
-_QNAME_ERR = (
-    "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
-    "alphanumeric character"
-)
-_DNS1123_LABEL_FMT = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
-_DNS1123_SUBDOMAIN_FMT = _DNS1123_LABEL_FMT + "(\\." + _DNS1123_LABEL_FMT + ")*"
-_DNS1123_SUBDOMAIN_RE = re.compile("^" + _DNS1123_SUBDOMAIN_FMT + "$")
-_DNS1123_SUBDOMAIN_ERR = (
-    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', "
-    "and must start and end with an alphanumeric character"
-)
-
-
-def _regex_error(msg: str, fmt: str, *examples: str) -> str:
-    """validation.RegexError (its odd double space before "or" included)."""
-    if not examples:
-        return f"{msg} (regex used for validation is '{fmt}')"
-    out = msg + " (e.g. "
-    for i, e in enumerate(examples):
-        if i > 0:
-            out += " or "
-        out += f"'{e}', "
-    return out + f"regex used for validation is '{fmt}')"
-
-
-def _max_len_error(n: int) -> str:
-    return f"must be no more than {n} characters"
-
-
-def _is_dns1123_subdomain(value: str) -> list[str]:
-    errs = []
-    if len(value) > 253:
-        errs.append(_max_len_error(253))
-    if not _DNS1123_SUBDOMAIN_RE.match(value):
-        errs.append(_regex_error(_DNS1123_SUBDOMAIN_ERR, _DNS1123_SUBDOMAIN_FMT, "example.com"))
-    return errs
-
-
-def _is_qualified_name(value: str) -> list[str]:
-    """validation.IsQualifiedName."""
-    errs: list[str] = []
-    parts = value.split("/")
-    if len(parts) == 1:
-        name = parts[0]
-    elif len(parts) == 2:
-        prefix, name = parts
-        if not prefix:
-            errs.append("prefix part must be non-empty")
-        else:
-            errs.extend("prefix part " + m for m in _is_dns1123_subdomain(prefix))
-    else:
-        return [
-            "a qualified name "
-            + _regex_error(_QNAME_ERR, _QNAME_FMT, "MyName", "my.name", "123-abc")
-            + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"
-        ]
-    if not name:
-        errs.append("name part must be non-empty")
-    elif len(name) > 63:
-        errs.append("name part " + _max_len_error(63))
-    if not _QNAME_RE.match(name):
-        errs.append("name part " + _regex_error(_QNAME_ERR, _QNAME_FMT, "MyName", "my.name", "123-abc"))
-    return errs
-
-
-def _is_valid_label_value(value: str) -> list[str]:
-    errs = []
-    if len(value) > 63:
-        errs.append(_max_len_error(63))
-    if not _LABEL_VALUE_RE.match(value):
-        errs.append(_regex_error(_LABEL_VALUE_ERR, _LABEL_VALUE_FMT, "MyValue", "my_value", "12345"))
-    return errs
 
 
 def _go_quote(s: str) -> str:

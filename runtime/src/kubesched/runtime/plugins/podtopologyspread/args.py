@@ -4,11 +4,11 @@ messages (``field.Error`` formatting; several errors are aggregated as ``[e1, e2
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from kubesched.sdk import ArgsError
+from kubesched.sdk.validation import qualified_name_errors as _is_qualified_name
 
 __all__ = [
     "DO_NOT_SCHEDULE",
@@ -61,67 +61,6 @@ def _duplicate(path: str, value: Any) -> str:
 
 
 # --- k8s.io/apimachinery/pkg/util/validation: IsQualifiedName -------------------------------------
-
-_QNAME_FMT = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
-_QNAME_RE = re.compile("^" + _QNAME_FMT + "$")
-_QNAME_ERR = (
-    "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
-    "alphanumeric character"
-)
-_DNS1123_SUBDOMAIN_FMT = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*"
-_DNS1123_SUBDOMAIN_RE = re.compile("^" + _DNS1123_SUBDOMAIN_FMT + "$")
-_DNS1123_SUBDOMAIN_ERR = (
-    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', "
-    "and must start and end with an alphanumeric character"
-)
-
-
-def _regex_error(msg: str, fmt: str, *examples: str) -> str:
-    if not examples:
-        return f"{msg} (regex used for validation is '{fmt}')"
-    msg += " (e.g. "
-    for i, e in enumerate(examples):
-        if i > 0:
-            msg += " or "
-        msg += f"'{e}', "
-    return msg + f"regex used for validation is '{fmt}')"
-
-
-def _is_dns1123_subdomain(value: str) -> list[str]:
-    errs = []
-    if len(value) > 253:
-        errs.append("must be no more than 253 characters")
-    if not _DNS1123_SUBDOMAIN_RE.match(value):
-        errs.append(_regex_error(_DNS1123_SUBDOMAIN_ERR, _DNS1123_SUBDOMAIN_FMT, "example.com"))
-    return errs
-
-
-def _is_qualified_name(value: str) -> list[str]:
-    errs: list[str] = []
-    parts = value.split("/")
-    if len(parts) == 1:
-        name = parts[0]
-    elif len(parts) == 2:
-        prefix, name = parts
-        if not prefix:
-            errs.append("prefix part must be non-empty")
-        else:
-            errs.extend("prefix part " + m for m in _is_dns1123_subdomain(prefix))
-    else:
-        return [
-            "a qualified name "
-            + _regex_error(_QNAME_ERR, _QNAME_FMT, "MyName", "my.name", "123-abc")
-            + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"
-        ]
-    if not name:
-        errs.append("name part must be non-empty")
-    elif len(name) > 63:
-        errs.append("name part must be no more than 63 characters")
-    if not _QNAME_RE.match(name):
-        errs.append(
-            "name part " + _regex_error(_QNAME_ERR, _QNAME_FMT, "MyName", "my.name", "123-abc")
-        )
-    return errs
 
 
 def validate_label_name(name: str, path: str) -> list[str]:
