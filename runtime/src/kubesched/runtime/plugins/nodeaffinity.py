@@ -47,7 +47,7 @@ from kubesched.sdk import (
 from kubesched.sdk.validation import label_value_errors as _is_valid_label_value
 from kubesched.sdk.validation import qualified_name_errors as _is_qualified_name
 
-from .helper import default_normalize_score
+from .helper import as_views, default_normalize_score
 
 __all__ = [
     "ERR_REASON_CONFLICT",
@@ -503,7 +503,7 @@ class NodeAffinity:
 
     def is_schedulable_after_node_change(self, pod: Any, old_obj: Any, new_obj: Any) -> QueueingHint:
         try:
-            original, modified = _as(Node, old_obj, new_obj)
+            original, modified = as_views(Node, old_obj, new_obj)
         except TypeError:
             return QueueingHint.QUEUE  # Go: (Queue, err)
         if modified is None:
@@ -609,15 +609,3 @@ class NodeAffinity:
         return default_normalize_score(MAX_NODE_SCORE, False, scores)
 
 
-def _as(view: Any, old: Any, new: Any) -> tuple[Any, Any]:
-    """kube-scheduler's ``util.As``: both objects as ``view`` (``None`` stays ``None``);
-    ``TypeError`` for an object of another type."""
-    out = []
-    for o in (old, new):
-        if o is None or isinstance(o, view):
-            out.append(o)
-        elif isinstance(o, Mapping):
-            out.append(view(o))
-        else:
-            raise TypeError(f"expected {view.__name__}, but got {type(o).__name__}")
-    return out[0], out[1]

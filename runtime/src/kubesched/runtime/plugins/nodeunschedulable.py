@@ -10,7 +10,6 @@ The v1.35+ SignPod (pod signatures for batching) has no counterpart in kubesched
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from kubesched.sdk import (
@@ -29,6 +28,8 @@ from kubesched.sdk import (
     Taint,
     hookimpl,
 )
+
+from .helper import as_views
 
 __all__ = ["ERR_REASON_UNKNOWN_CONDITION", "ERR_REASON_UNSCHEDULABLE", "NodeUnschedulable"]
 
@@ -72,7 +73,7 @@ class NodeUnschedulable:
 
     def is_schedulable_after_pod_toleration_change(self, pod: Any, old_obj: Any, new_obj: Any) -> QueueingHint:
         try:
-            _, modified = _as(Pod, old_obj, new_obj)
+            _, modified = as_views(Pod, old_obj, new_obj)
             if modified is None:
                 return QueueingHint.QUEUE
             target = pod if isinstance(pod, Pod) else Pod(pod)
@@ -89,7 +90,7 @@ class NodeUnschedulable:
 
     def is_schedulable_after_node_change(self, pod: Any, old_obj: Any, new_obj: Any) -> QueueingHint:
         try:
-            original, modified = _as(Node, old_obj, new_obj)
+            original, modified = as_views(Node, old_obj, new_obj)
         except TypeError:
             return QueueingHint.QUEUE  # Go: (Queue, err)
         if modified is None:
@@ -111,15 +112,3 @@ class NodeUnschedulable:
         return None
 
 
-def _as(view: Any, old: Any, new: Any) -> tuple[Any, Any]:
-    """kube-scheduler's ``util.As``: both objects as ``view`` (``None`` stays ``None``);
-    ``TypeError`` for an object of another type."""
-    out = []
-    for o in (old, new):
-        if o is None or isinstance(o, view):
-            out.append(o)
-        elif isinstance(o, Mapping):
-            out.append(view(o))
-        else:
-            raise TypeError(f"expected {view.__name__}, but got {type(o).__name__}")
-    return out[0], out[1]

@@ -7,7 +7,6 @@ v1.34 with SchedulerQueueingHints, which is GA and locked on since v1.34.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from kubesched.sdk import (
@@ -21,6 +20,8 @@ from kubesched.sdk import (
     Status,
     hookimpl,
 )
+
+from .helper import as_views
 
 __all__ = ["SchedulingGates"]
 
@@ -55,7 +56,7 @@ class SchedulingGates:
         self, pod: Any, old_obj: Any, new_obj: Any
     ) -> QueueingHint:
         try:
-            _, modified = _as(Pod, old_obj, new_obj)
+            _, modified = as_views(Pod, old_obj, new_obj)
         except TypeError:
             return QueueingHint.QUEUE  # Go: (Queue, err)
         if modified is None:
@@ -70,15 +71,3 @@ def _as_pod(pod: Any) -> Pod:
     return pod if isinstance(pod, Pod) else Pod(pod)
 
 
-def _as(view: Any, old: Any, new: Any) -> tuple[Any, Any]:
-    """kube-scheduler's ``util.As``: both objects as ``view`` (``None`` stays ``None``);
-    ``TypeError`` for an object of another type."""
-    out = []
-    for o in (old, new):
-        if o is None or isinstance(o, view):
-            out.append(o)
-        elif isinstance(o, Mapping):
-            out.append(view(o))
-        else:
-            raise TypeError(f"expected {view.__name__}, but got {type(o).__name__}")
-    return out[0], out[1]

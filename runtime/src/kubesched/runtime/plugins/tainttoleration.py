@@ -15,7 +15,7 @@ at Kubernetes v1.36.3 (Go module ``k8s.io/kubernetes@v1.36.3``) with v1.34 seman
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from kubesched.sdk import (
@@ -39,7 +39,7 @@ from kubesched.sdk import (
     hookimpl,
 )
 
-from .helper import default_normalize_score
+from .helper import as_views, default_normalize_score
 
 __all__ = ["ERR_REASON_NOT_MATCH", "ERR_REASON_UNTOLERATED", "TaintToleration"]
 
@@ -90,7 +90,7 @@ class TaintToleration:
 
     def is_schedulable_after_node_change(self, pod: Any, old_obj: Any, new_obj: Any) -> QueueingHint:
         try:
-            original, modified = _as(Node, old_obj, new_obj)
+            original, modified = as_views(Node, old_obj, new_obj)
             if modified is None:
                 return QueueingHint.QUEUE
             tolerations = (pod if isinstance(pod, Pod) else Pod(pod)).tolerations
@@ -106,7 +106,7 @@ class TaintToleration:
 
     def is_schedulable_after_pod_toleration_change(self, pod: Any, old_obj: Any, new_obj: Any) -> QueueingHint:
         try:
-            _, modified = _as(Pod, old_obj, new_obj)
+            _, modified = as_views(Pod, old_obj, new_obj)
         except TypeError:
             return QueueingHint.QUEUE  # Go: (Queue, err)
         if modified is None:
@@ -164,15 +164,3 @@ class TaintToleration:
         return default_normalize_score(MAX_NODE_SCORE, True, scores)
 
 
-def _as(view: Any, old: Any, new: Any) -> tuple[Any, Any]:
-    """kube-scheduler's ``util.As``: both objects as ``view`` (``None`` stays ``None``);
-    ``TypeError`` for an object of another type."""
-    out = []
-    for o in (old, new):
-        if o is None or isinstance(o, view):
-            out.append(o)
-        elif isinstance(o, Mapping):
-            out.append(view(o))
-        else:
-            raise TypeError(f"expected {view.__name__}, but got {type(o).__name__}")
-    return out[0], out[1]

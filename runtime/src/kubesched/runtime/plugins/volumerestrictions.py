@@ -32,7 +32,7 @@ from kubesched.sdk import (
     hookimpl,
 )
 
-from .volumebinding.storage_helpers import ObjectCache, meta, not_found_message, raw
+from .volumebinding.storage_helpers import ObjectCache, as_pod, meta, not_found_message, raw
 
 __all__ = [
     "ERR_REASON_DISK_CONFLICT",
@@ -158,7 +158,7 @@ class VolumeRestrictions:
         pvc = raw(new_obj)
         if not isinstance(pvc, Mapping):
             return QueueingHint.QUEUE
-        pod = _as_pod(pod)
+        pod = as_pod(pod)
         md = meta(pvc)
         if (md.get("namespace") or "default") != pod.namespace:
             return QueueingHint.SKIP
@@ -174,10 +174,10 @@ class VolumeRestrictions:
         if deleted is None:
             return QueueingHint.QUEUE
         try:
-            deleted_pod = _as_pod(deleted)
+            deleted_pod = as_pod(deleted)
         except Exception:
             return QueueingHint.QUEUE
-        pod = _as_pod(pod)
+        pod = as_pod(pod)
         if deleted_pod.namespace != pod.namespace:
             return QueueingHint.SKIP
         ni = NodeInfo(pods=[deleted_pod])
@@ -256,12 +256,3 @@ class VolumeRestrictions:
         return None
 
 
-def _as_pod(obj: Any) -> Pod:
-    if isinstance(obj, Pod):
-        return obj
-    if hasattr(obj, "pod") and isinstance(obj.pod, Pod):
-        return obj.pod
-    r = raw(obj)
-    if not isinstance(r, Mapping):
-        raise TypeError(f"not a pod: {type(obj).__name__}")
-    return Pod(r)

@@ -35,6 +35,7 @@ from kubesched.sdk import (
 from .volumebinding.storage_helpers import (
     PV_API,
     ObjectCache,
+    as_pod,
     get_pvc_class,
     labels_of,
     meta,
@@ -138,7 +139,7 @@ class VolumeZone:
         pvc = raw(new_obj)
         if not isinstance(pvc, Mapping):
             return QueueingHint.QUEUE
-        pod = _as_pod(pod)
+        pod = as_pod(pod)
         md = meta(pvc)
         if pod.namespace != (md.get("namespace") or "default"):
             return QueueingHint.SKIP
@@ -246,9 +247,3 @@ def _claim_names(pod: Pod) -> list[str]:
     return [str(v["persistentVolumeClaim"].get("claimName") or "") for v in pod.volumes if v.get("persistentVolumeClaim") is not None]
 
 
-def _as_pod(obj: Any) -> Pod:
-    if isinstance(obj, Pod):
-        return obj
-    if hasattr(obj, "pod") and isinstance(obj.pod, Pod):
-        return obj.pod
-    return Pod(raw(obj))

@@ -51,6 +51,7 @@ from ..volumebinding.storage_helpers import (
     PV_API,
     STORAGE_API,
     ObjectCache,
+    as_pod,
     get_pvc_class,
     labels_of,
     meta,
@@ -240,7 +241,7 @@ class NodeVolumeLimits:
     def is_schedulable_after_pod_deleted(pod: Any, old_obj: Any, new_obj: Any) -> QueueingHint:
         deleted = old_obj if old_obj is not None else new_obj
         try:
-            dp = _as_pod(deleted)
+            dp = as_pod(deleted)
         except TypeError:
             return QueueingHint.QUEUE
         if not dp.volumes or not dp.node_name:
@@ -255,7 +256,7 @@ class NodeVolumeLimits:
         pvc = raw(new_obj)
         if not isinstance(pvc, Mapping):
             return QueueingHint.QUEUE
-        pod = _as_pod(pod)
+        pod = as_pod(pod)
         md = meta(pvc)
         if (md.get("namespace") or "default") != pod.namespace:
             return QueueingHint.SKIP
@@ -269,7 +270,7 @@ class NodeVolumeLimits:
         va = raw(old_obj if old_obj is not None else new_obj)
         if not isinstance(va, Mapping):
             return QueueingHint.QUEUE
-        pod = _as_pod(pod)
+        pod = as_pod(pod)
         spec = va.get("spec") or {}
         source = spec.get("source") or {}
         pv_name = source.get("persistentVolumeName")
@@ -441,12 +442,3 @@ def get_volume_limits(node_info: NodeInfo, csi_node: Mapping[str, Any] | None) -
     return limits
 
 
-def _as_pod(obj: Any) -> Pod:
-    if isinstance(obj, Pod):
-        return obj
-    if hasattr(obj, "pod") and isinstance(obj.pod, Pod):
-        return obj.pod
-    r = raw(obj)
-    if not isinstance(r, Mapping):
-        raise TypeError(f"not a pod: {type(obj).__name__}")
-    return Pod(r)

@@ -65,6 +65,7 @@ from .storage_helpers import (
     ANN_MIGRATED_PLUGINS,
     STORAGE_API,
     ObjectCache,
+    as_pod,
     meta,
     not_found_message,
     pvc_name_of_volume,
@@ -368,7 +369,7 @@ class VolumeBinding:
         new = raw(new_obj)
         if not isinstance(new, dict):
             return QueueingHint.QUEUE
-        pod = _as_pod(pod)
+        pod = as_pod(pod)
         md = meta(new)
         if pod.namespace != (md.get("namespace") or "default"):
             return QueueingHint.SKIP
@@ -413,7 +414,7 @@ class VolumeBinding:
         old, new = raw(old_obj), raw(new_obj)
         if not isinstance(new, dict) or not isinstance(old, dict):
             return QueueingHint.QUEUE
-        pod = _as_pod(pod)
+        pod = as_pod(pod)
         name = meta(new).get("name")
         for vol in pod.volumes:
             csi = vol.get("csi")
@@ -606,11 +607,4 @@ def _quantity_value(q: Any) -> int:
 def _quantity_value_f(q: Any) -> int:
     return -((-q.numerator) // q.denominator)
 
-
-def _as_pod(pod: Any) -> Pod:
-    if isinstance(pod, Pod):
-        return pod
-    if hasattr(pod, "pod") and isinstance(pod.pod, Pod):
-        return pod.pod
-    return Pod(raw(pod))
 

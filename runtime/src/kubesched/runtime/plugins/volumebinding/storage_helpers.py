@@ -89,6 +89,19 @@ def raw(obj: Any) -> Any:
     return getattr(obj, "raw", obj)
 
 
+
+def as_pod(obj: Any) -> Pod:
+    """A queueing hint's pod (a Pod view, something carrying ``.pod``, or an API dict) as a
+    Pod view; ``TypeError`` for anything else."""
+    if isinstance(obj, Pod):
+        return obj
+    if hasattr(obj, "pod") and isinstance(obj.pod, Pod):
+        return obj.pod
+    r = raw(obj)
+    if not isinstance(r, Mapping):
+        raise TypeError(f"not a pod: {type(obj).__name__}")
+    return Pod(r)
+
 def meta(obj: Mapping[str, Any] | None) -> Mapping[str, Any]:
     return (obj or {}).get("metadata") or {}
 
