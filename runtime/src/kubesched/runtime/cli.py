@@ -504,7 +504,8 @@ def run_scheduler(cfg: Any, reg: Any, *, kubeconfig: str | None, address: str, i
 
 def required_kinds(cfg: Any, reg: Any) -> list[str]:
     """Kinds the informers must watch for the enabled plugins: those named in their registered
-    events, plus what some default plugins read without events, plus ``watches`` class attrs."""
+    events, plus those they declare in a ``watches`` class attribute (kinds read through
+    ``handle.objects``; any other kind a plugin reads gets an informer on first use)."""
     from .framework import Framework, FrameworkServices
     from .objectstore import ObjectStore
 
@@ -521,16 +522,6 @@ def required_kinds(cfg: Any, reg: Any) -> list[str]:
                 kind = k[1] if isinstance(k, tuple) else str(k)
                 if kind not in kinds:
                     kinds.append(kind)
-            if name == "InterPodAffinity" and "Namespace" not in kinds:
-                kinds.append("Namespace")
-            if name == "DefaultPreemption" and "PodDisruptionBudget" not in kinds:
-                kinds.append("PodDisruptionBudget")
-            if name == "PodTopologySpread":
-                # default constraints select pods by their Services / ReplicationControllers /
-                # ReplicaSets / StatefulSets (read through handle.objects)
-                for k in ("Service", "ReplicationController", "ReplicaSet", "StatefulSet"):
-                    if k not in kinds:
-                        kinds.append(k)
     return kinds
 
 

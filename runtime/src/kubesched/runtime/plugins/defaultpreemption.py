@@ -276,6 +276,8 @@ class DefaultPreemption:
 
     name = NAME
     Args = DefaultPreemptionArgs
+    #: read through handle.objects (victims that violate the fewest PDBs)
+    watches = (("policy/v1", "PodDisruptionBudget"),)
     args_kind = "DefaultPreemptionArgs"
 
     def __init__(self, args: DefaultPreemptionArgs | None, handle: Any) -> None:

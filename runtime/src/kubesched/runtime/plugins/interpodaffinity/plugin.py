@@ -122,6 +122,8 @@ class InterPodAffinity:
 
     name = NAME
     Args = InterPodAffinityArgs
+    #: read through handle.objects (namespaceSelector terms): the runtime keeps them watched
+    watches = (("v1", "Namespace"),)
     args_kind = "InterPodAffinityArgs"
 
     def __init__(self, args: InterPodAffinityArgs | None, handle: Any) -> None:

@@ -235,6 +235,14 @@ class PodTopologySpread:
 
     name = NAME
     Args = PodTopologySpreadArgs
+    #: read through handle.objects: default constraints select pods by their Services,
+    #: ReplicationControllers, ReplicaSets and StatefulSets
+    watches = (
+        ("v1", "Service"),
+        ("v1", "ReplicationController"),
+        ("apps/v1", "ReplicaSet"),
+        ("apps/v1", "StatefulSet"),
+    )
     args_kind = "PodTopologySpreadArgs"
 
     def __init__(self, args: PodTopologySpreadArgs | None, handle: Handle) -> None:
