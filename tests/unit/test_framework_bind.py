@@ -202,3 +202,48 @@ def test_extension_points_run_in_kube_scheduler_order(ks, calls):
         "PostBind",
     ]
     assert r.result("p").node == "n2"
+
+
+def test_plugin_returning_a_non_status_is_an_error_for_that_pod_and_the_run_goes_on() -> None:
+    """A filter that returns True (not a Status) must not stop the scheduler: the pod gets an
+    Error, the next pod is still scheduled."""
+    from kubesched.sdk import NodeInfo, Pod, hookimpl
+    from kubesched.testing import make_node, make_pod, run_profile
+
+    class Bad:
+        @hookimpl
+        def filter(self, pod: Pod, node_info: NodeInfo) -> object:
+            return True if pod.name == "bad" else None
+
+    r = run_profile({"Bad": Bad}, nodes=[make_node().name("a").obj()], pods=[make_pod().name("bad").obj(), make_pod().name("good").obj()])
+    assert r.status("bad") == "Error"
+    assert r.message("bad").startswith("internal error: AttributeError")
+    assert r.node("good") == "a"
+
+
+def test_binder_returning_a_non_status_requeues_the_pod_unbound() -> None:
+    from kubesched.sdk import hookimpl
+    from kubesched.testing import make_node, make_pod, run_profile
+
+    class BadBinder:
+        @hookimpl
+        def bind(self) -> object:
+            return "done"
+
+    config = {
+        "apiVersion": "kubescheduler.config.k8s.io/v1",
+        "kind": "KubeSchedulerConfiguration",
+        "profiles": [{
+            "schedulerName": "bad-binder",
+            "plugins": {
+                "multiPoint": {"disabled": [{"name": "*"}]},
+                "queueSort": {"enabled": [{"name": "PrioritySort"}]},
+                "bind": {"enabled": [{"name": "BadBinder"}]},
+            },
+        }],
+    }
+    r = run_profile({"BadBinder": BadBinder}, nodes=[make_node().name("a").obj()], pods=[make_pod().name("p").obj()], config=config)
+    assert r.status("p") == "Error"
+    assert r.node("p") is None
+    assert r.objects().get("v1", "Pod", "p", "default")["spec"].get("nodeName") is None
+    assert not r.scheduler.cache.is_assumed(r.objects().get("v1", "Pod", "p", "default")["metadata"]["uid"])

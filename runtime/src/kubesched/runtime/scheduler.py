@@ -430,6 +430,10 @@ class Scheduler:
         except SchedulingError as se:
             self._failure(fw, qpi, se.status, None, start)
             return
+        except Exception as e:  # a plugin that returned something that is not a Status, ...
+            log.exception("scheduling cycle of %s failed", pod.key)
+            self._failure(fw, qpi, _internal_error(e), None, start)
+            return
         host = result.suggested_host
         if self.record_diagnostics:
             self.diagnostics[pod.uid] = {
@@ -439,13 +443,17 @@ class Scheduler:
             }
         assumed = pod.with_node_name(host)
         self.cache.assume_pod(assumed)
-        st = fw.run_reserve(state, assumed, host)
-        if not st.is_success():
+        try:
+            st = fw.run_reserve(state, assumed, host)
+            if st.is_success():
+                st = fw.run_permit(state, assumed, host)
+        except Exception as e:  # nothing escapes a cycle: undo it and report the pod
+            log.exception("reserving %s on %s failed", pod.key, host)
+            self.waiting_pods.pop(pod.uid, None)
             fw.run_unreserve(state, assumed, host)
             self.cache.forget_pod(pod.uid)
-            self._cycle_rejected(fw, qpi, st, host, start)
+            self._failure(fw, qpi, _internal_error(e), None, start)
             return
-        st = fw.run_permit(state, assumed, host)
         if not st.is_success() and not st.is_wait():
             fw.run_unreserve(state, assumed, host)
             self.cache.forget_pod(pod.uid)
@@ -559,6 +567,7 @@ class Scheduler:
         self._executor.submit(self._binding_cycle, fw, state, qpi, assumed, host, permit_status)
 
     def _binding_cycle(self, fw: Framework, state: CycleState, qpi: QueuedPodInfo, assumed: Pod, host: str, permit_status: Status | None) -> None:
+        bound = False
         try:
             if permit_status is not None and not permit_status.is_success():
                 st = permit_status
@@ -582,6 +591,7 @@ class Scheduler:
                 self._binding_failed(fw, state, qpi, assumed, host, st)
                 return
             self._post(lambda: self._bound(fw, qpi, assumed, host))
+            bound = True
             if state.pods_to_activate:
                 pods = list(state.pods_to_activate.values())
                 state.pods_to_activate = {}
@@ -593,6 +603,10 @@ class Scheduler:
             except Exception:
                 log.exception("recording the Scheduled event of %s", assumed.key)
             fw.run_post_bind(state, assumed, host)
+        except Exception as e:  # nothing escapes a binding cycle: the pod is never lost
+            log.exception("binding cycle of %s on %s failed", assumed.key, host)
+            if not bound:
+                self._binding_failed(fw, state, qpi, assumed, host, _internal_error(e))
         finally:
             self._post(self._binding_done)
 
@@ -655,6 +669,12 @@ class _CountingObjects:
         self._inner.delete(api_version, kind, name, namespace)
         if kind == "Pod":
             self._sched.pod_deletions += 1
+
+
+def _internal_error(e: BaseException) -> Status:
+    """An exception that escaped the framework (e.g. a plugin returned something that is not a
+    Status): Error for that pod, which is requeued, as when a plugin raises."""
+    return Status(Code.ERROR, f"internal error: {type(e).__name__}: {e}", error=e)
 
 
 def _truncate(msg: str, limit: int = 1024) -> str:
