@@ -514,7 +514,7 @@ class Framework:
                 out = fn(state, pod, nodes)
             except Exception as e:
                 return None, _err("PreFilter", name, e), set()
-            r, s = _split(out, PreFilterResult)
+            r, s = split_result(out, PreFilterResult)
             if s.code is Code.SKIP:
                 skip.add(name)
                 continue
@@ -621,7 +621,7 @@ class Framework:
                 out = fn(state, pod, filtered_node_status)
             except Exception as e:
                 return None, _err("PostFilter", name, e)
-            r, s = _split(out, PostFilterResult)
+            r, s = split_result(out, PostFilterResult)
             if s.is_success():
                 return r, s
             if s.code is Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
@@ -872,7 +872,9 @@ def _timed_point(fn: Callable[..., Any], metrics: Any, point: str, profile: str,
     return timed
 
 
-def _split(out: Any, result_type: type) -> tuple[Any, Status]:
+def split_result(out: Any, result_type: type) -> tuple[Any, Status]:
+    """A PreFilter/PostFilter return value (None, a Status, a result, or a (result, Status)
+    pair) as (result or None, Status); TypeError for anything else."""
     if out is None:
         return None, _SUCCESS
     if isinstance(out, Status):
@@ -896,4 +898,4 @@ def _score_out(out: Any) -> tuple[int, Status]:
     return int(out), _SUCCESS
 
 
-__all__ += ["EXTENSION_POINT_HOOKS", "FrameworkHandle"]
+__all__ += ["EXTENSION_POINT_HOOKS", "FrameworkHandle", "split_result"]

@@ -282,7 +282,10 @@ class Scheduler:
         if pod.node_name:
             old_pod = Pod(old) if old is not None else None
             was_assigned = old_pod is not None and bool(old_pod.node_name)
-            self.queue.delete(pod) if not self.cache.is_assumed(pod.uid) else self.queue.delete_nominated(pod)
+            if self.cache.is_assumed(pod.uid):
+                self.queue.delete_nominated(pod)  # our own bind: the pod is in flight, not queued
+            else:
+                self.queue.delete(pod)
             self.cache.add_pod(pod)
             res = self.results.get(pod.uid)
             if res is not None and res.status != "Scheduled":

@@ -20,6 +20,8 @@ from typing import Any
 
 from kubesched.sdk import Code, CycleState, NodeInfo, NodeScore, Pod, PreFilterResult, Status
 
+from ..framework import split_result
+
 __all__ = ["ANNOTATION_PREFIX", "Explanation", "ResultRecorder", "explain_pod"]
 
 ANNOTATION_PREFIX = "kube-scheduler-simulator.sigs.k8s.io/"
@@ -89,13 +91,11 @@ def explain_pod(framework: Any, snapshot: Any, pod: Pod, *, select: Callable[[li
     rejected: Status | None = None
     for name, fn in framework.pre_filter:
         try:
-            out = fn(state, pod, nodes)
+            r, st = split_result(fn(state, pod, nodes), PreFilterResult)
         except Exception as e:
             ex.prefilter[name] = f"error: {type(e).__name__}: {e}"
             rejected = rejected or Status(Code.ERROR, str(e), plugin=name)
             continue
-        r, st = (out if isinstance(out, tuple) else ((out, None) if isinstance(out, PreFilterResult) else (None, out)))
-        st = st if st is not None else Status()
         if st.code is Code.SKIP:
             state.skip_filter_plugins.add(name)
             ex.prefilter[name] = "skip"
@@ -218,8 +218,8 @@ class ResultRecorder:
             with rec._lock:
                 d = rec._rec(pod)
                 if hook == "pre_filter":
-                    r, st = (out if isinstance(out, tuple) else ((out, None) if isinstance(out, PreFilterResult) else (None, out)))
-                    d["prefilter-result-status"][plugin] = "success" if st is None or st.is_success() else ("skip" if st.is_skip() else st.message)
+                    r, st = split_result(out, PreFilterResult)
+                    d["prefilter-result-status"][plugin] = "success" if st.is_success() else ("skip" if st.is_skip() else st.message)
                     if r is not None and not r.all_nodes():
                         d["prefilter-result"][plugin] = sorted(r.node_names or ())
                 elif hook == "filter":
