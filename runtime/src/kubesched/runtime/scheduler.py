@@ -664,6 +664,10 @@ class _CountingObjects:
     def __init__(self, inner: Any, sched: Scheduler) -> None:
         self._inner = inner
         self._sched = sched
+        # reads and writes go straight to the cluster's client (no per-call indirection)
+        self.get = inner.get
+        self.list = inner.list
+        self.patch = inner.patch
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._inner, name)
