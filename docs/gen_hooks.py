@@ -13,8 +13,8 @@ HEADER = """# Hook reference
 
 Generated from `sdk/src/kubesched/sdk/hookspecs.py` by `python docs/gen_hooks.py`; the
 docstrings are the contract. Mark implementations with `@kubesched.sdk.hookimpl`; a method may
-declare fewer arguments than the spec. `None` returned from a hook means Success; an exception
-becomes a Status with code Error for that pod.
+declare fewer arguments than the spec. `None` returned from a hook means Success; an exception,
+or a return value the contract does not allow, becomes a Status with code Error for that pod.
 
 | extension point (config name) | hooks |
 |---|---|

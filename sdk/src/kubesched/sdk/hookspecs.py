@@ -6,8 +6,9 @@ only those it names. The docstring of each spec is the contract.
 
 The runtime calls hooks only for the extension points where the profile enables the plugin
 (``plugins.<point>.enabled`` or ``multiPoint``). ``None`` returned from a hook means Success.
-An exception raised from a hook becomes a Status with code Error for that pod: the pod is
-requeued with backoff, a ``FailedScheduling`` event reports it and the scheduler keeps going.
+An exception raised from a hook, or a return value the hook's contract does not allow, becomes a
+Status with code Error for that pod: the pod is requeued with backoff, a ``FailedScheduling``
+event reports it and the scheduler keeps going.
 """
 
 from __future__ import annotations
