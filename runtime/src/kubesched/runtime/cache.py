@@ -44,6 +44,9 @@ class Cache:
         self._images: dict[str, ImageStateSummary] = {}
         self._snapshot: Snapshot | None = None
         self._order_dirty = True
+        # bumped when a node comes or goes or its images change: results that depend on more
+        # than one node (ImageLocality's spread) are not reused across it (snapshot.generation)
+        self._nodes_epoch = 0
 
     # nodes --------------------------------------------------------------------------------------
     def add_node(self, node: Node) -> NodeInfo:
@@ -51,7 +54,9 @@ class Cache:
         if ni is None:
             ni = NodeInfo()
             self._nodes[node.name] = ni
-        elif ni.node is not None:
+        if ni.node is None or ni.node.images != node.images:
+            self._nodes_epoch += 1
+        if ni.node is not None:
             self._remove_images(ni)
         ni.set_node(node)
         self._add_images(ni)
@@ -74,6 +79,7 @@ class Cache:
         if ni is None:
             return
         self._remove_images(ni)
+        self._nodes_epoch += 1
         zk = self._node_zone.pop(name, None)
         if zk is not None:
             self._zones[zk].remove(name)
@@ -218,6 +224,7 @@ class Cache:
         if self._snapshot is None or self._order_dirty:
             self._snapshot = Snapshot(self._ordered())
             self._order_dirty = False
+        self._snapshot.generation = self._nodes_epoch
         return self._snapshot
 
     def dump(self) -> dict[str, Any]:

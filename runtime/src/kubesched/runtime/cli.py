@@ -126,13 +126,14 @@ def _build_frameworks(cfg: Any, reg: Any) -> dict[str, Any]:
 @click.option("--seed", type=int, default=None, help="Seed for tie-breaking between equal scores.")
 @click.option("--output", "-o", type=click.Choice(["table", "json"]), default="table", show_default=True)
 @click.option("--trace", is_flag=True, default=False, help="Log every extension-point call (or KUBESCHED_TRACE=1).")
+@click.option("--reuse-results/--no-reuse-results", default=True, show_default=True, help="Reuse Filter results and raw Scores between pods with equal signatures (sign_pod); decisions are the same either way.")
 @click.pass_context
-def simulate_cmd(ctx: click.Context, cluster: str, config_path: str | None, seed: int | None, output: str, trace: bool) -> None:
+def simulate_cmd(ctx: click.Context, cluster: str, config_path: str | None, seed: int | None, output: str, trace: bool, reuse_results: bool) -> None:
     """Schedule the pods of CLUSTER (multi-document YAML) on the embedded simulated cluster."""
     trace = trace or os.environ.get("KUBESCHED_TRACE", "") not in ("", "0", "false")
 
     def run() -> dict[str, Any]:
-        return simulate(cluster, config_path, seed=seed, trace=trace)
+        return simulate(cluster, config_path, seed=seed, trace=trace, reuse_results=reuse_results)
 
     report = _guard(ctx, run)
     if output == "json":
@@ -141,7 +142,16 @@ def simulate_cmd(ctx: click.Context, cluster: str, config_path: str | None, seed
         _print_table(report)
 
 
-def simulate(cluster_path: str, config_path: str | None = None, *, seed: int | None = None, trace: bool = False, registry: Any = None, tracer: Any = None) -> dict[str, Any]:
+def simulate(
+    cluster_path: str,
+    config_path: str | None = None,
+    *,
+    seed: int | None = None,
+    trace: bool = False,
+    registry: Any = None,
+    tracer: Any = None,
+    reuse_results: bool = True,
+) -> dict[str, Any]:
     """Run a simulation and return the JSON report (``pods`` and ``summary``)."""
     from .cluster.simulated import SimulatedCluster, load_manifests
     from .observe.trace import Tracer
@@ -153,7 +163,7 @@ def simulate(cluster_path: str, config_path: str | None = None, *, seed: int | N
     sim = SimulatedCluster(manifests, source=cluster_path)
     if tracer is None and trace:
         tracer = Tracer(sys.stderr)
-    sched = Scheduler(cfg, reg, sim, seed=seed, tracer=tracer, simulated=True)
+    sched = Scheduler(cfg, reg, sim, seed=seed, tracer=tracer, simulated=True, reuse_results=reuse_results)
     sim.run(sched)
     pods = []
     for obj in manifests:
@@ -378,8 +388,20 @@ def _print_explanation(ex: Any) -> None:
 @click.option("--log-format", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @click.option("--seed", type=int, default=None, help="Seed for tie-breaking (tests).")
 @click.option("--record-results", is_flag=True, help="Write each plugin's results to the pod's annotations (kube-scheduler-simulator's keys).")
+@click.option("--reuse-results/--no-reuse-results", default=True, show_default=True, help="Reuse Filter results and raw Scores between pods with equal signatures (sign_pod); decisions are the same either way.")
 @click.pass_context
-def run_cmd(ctx: click.Context, config_path: str | None, kubeconfig: str | None, address: str, identity: str | None, verbosity: int, log_format: str, seed: int | None, record_results: bool) -> None:
+def run_cmd(
+    ctx: click.Context,
+    config_path: str | None,
+    kubeconfig: str | None,
+    address: str,
+    identity: str | None,
+    verbosity: int,
+    log_format: str,
+    seed: int | None,
+    record_results: bool,
+    reuse_results: bool,
+) -> None:
     """Run the scheduler against a Kubernetes cluster."""
     from .observe.logging import setup_logging
 
@@ -390,11 +412,11 @@ def run_cmd(ctx: click.Context, config_path: str | None, kubeconfig: str | None,
         return reg, _load_config(config_path, reg)
 
     reg, cfg = _guard(ctx, prepare)
-    code = run_scheduler(cfg, reg, kubeconfig=kubeconfig, address=address, identity=identity, seed=seed, ctx=ctx, record_results=record_results)
+    code = run_scheduler(cfg, reg, kubeconfig=kubeconfig, address=address, identity=identity, seed=seed, ctx=ctx, record_results=record_results, reuse_results=reuse_results)
     sys.exit(code)
 
 
-def run_scheduler(cfg: Any, reg: Any, *, kubeconfig: str | None, address: str, identity: str | None = None, seed: int | None = None, ctx: click.Context | None = None, stop: Any = None, record_results: bool = False) -> int:
+def run_scheduler(cfg: Any, reg: Any, *, kubeconfig: str | None, address: str, identity: str | None = None, seed: int | None = None, ctx: click.Context | None = None, stop: Any = None, record_results: bool = False, reuse_results: bool = True) -> int:
     """The body of ``kubesched run``: returns the process exit code."""
     import logging
     import signal
@@ -414,7 +436,7 @@ def run_scheduler(cfg: Any, reg: Any, *, kubeconfig: str | None, address: str, i
     stop = stop or threading.Event()
     kinds = required_kinds(cfg, reg)
     cluster = KubernetesCluster(client, kinds=kinds, reporting_controller="kubesched")
-    sched = Scheduler(cfg, reg, cluster, seed=seed, metrics=metrics, record_results=record_results)
+    sched = Scheduler(cfg, reg, cluster, seed=seed, metrics=metrics, record_results=record_results, reuse_results=reuse_results)
     metrics._clock = sched.clock.now
     metrics.watch_queue(sched.queue.pending)
     loop_alive = threading.Event()

@@ -306,6 +306,11 @@ class Framework:
         self.events: dict[str, list[ClusterEventWithHint] | None] = {}
         self._timed: dict[str, list[Entry]] = {}
         self._last_totals: list[int] = []
+        # SignPod and result reuse (see sign / reuse_table)
+        self.signers: dict[str, Callable[..., Any]] = {}
+        #: reuse Filter results and raw Scores between pods with equal signatures
+        self.reuse_results = True
+        self._reuse: dict[str, dict[Any, tuple[int, dict[str, Any]]]] = {"filter": {}, "score": {}}
 
     # construction ---------------------------------------------------------------------------
     @classmethod
@@ -464,6 +469,13 @@ class Framework:
         self.pre_bind = self._entries("preBind", "pre_bind", tracer)
         self.bind = self._entries("bind", "bind", tracer)
         self.post_bind = self._entries("postBind", "post_bind", tracer)
+        sign_impls = self._impls("sign_pod")
+        for name in dict.fromkeys(self.points.get("filter", []) + self.points.get("score", [])):
+            impl = sign_impls.get(name)
+            if impl is not None:
+                self.signers[name] = _adapt(impl.function, impl.argnames, "sign_pod")
+        if tracer is not None:
+            self.reuse_results = False  # a trace shows every plugin call
         # EnqueueExtensions of every plugin used in the profile (except QueueSort/Bind only)
         ev_impls = self._impls("events_to_register")
         for name in self.plugins:
@@ -481,6 +493,44 @@ class Framework:
                 else:
                     raise TypeError(f'plugin "{name}": events_to_register returned {e!r}')
             self.events[name] = lst
+
+    # result reuse ---------------------------------------------------------------------------
+    REUSE_TABLES = 8
+
+    def sign(self, names: Sequence[str], pod: Pod) -> tuple[Any, ...] | Status | None:
+        """The pod's signature for the plugins ``names`` (SignPod), or None when one of them
+        does not sign it (no sign_pod hook, or it returned None). An exception is an Error."""
+        signers = self.signers
+        out = []
+        for name in names:
+            fn = signers.get(name)
+            if fn is None:
+                return None
+            try:
+                frag = fn(pod)
+            except Exception as e:
+                return Status(Code.ERROR, f'running SignPod plugin "{name}": {type(e).__name__}: {e}', plugin=name, error=e)
+            if frag is None:
+                return None
+            out.append((name, frag))
+        return tuple(out)
+
+    def reuse_table(self, kind: str, signature: tuple[Any, ...], epoch: int) -> dict[str, Any]:
+        """node name -> (NodeInfo generation, result) for pods with this signature; emptied
+        when ``epoch`` (the snapshot's node set and images) changes. The last
+        ``REUSE_TABLES`` signatures per kind are kept."""
+        tables = self._reuse[kind]
+        t = tables.pop(signature, None)
+        if t is None or t[0] != epoch:
+            t = (epoch, {})
+            if len(tables) >= self.REUSE_TABLES:
+                del tables[next(iter(tables))]
+        tables[signature] = t
+        return t[1]
+
+    def clear_reuse(self) -> None:
+        for tables in self._reuse.values():
+            tables.clear()
 
     # queue ----------------------------------------------------------------------------------
     def queue_sort_func(self) -> Callable[[QueuedPodInfo, QueuedPodInfo], bool]:
@@ -652,32 +702,82 @@ class Framework:
             return Status(Code.ERROR, f'running PreScore plugin "{name}": {st.message}', plugin=name, error=st.error)
         return _SUCCESS
 
-    def run_score_plugins(
-        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo], details: bool = False, totals_only: bool = False
-    ) -> tuple[list[NodePluginScores], Status]:
-        """Score, NormalizeScore, range check and weights. ``details`` keeps each plugin's raw,
-        normalized and weighted score per node (explain); otherwise only totals are built."""
+    def active_scores(self, state: CycleState) -> list[Entry]:
+        """The Score entries to run this cycle (those not skipped by their PreScore)."""
         skip = state.skip_score_plugins
         score = self._entries_for(state, "score")
-        plugins = [(n, fn) for n, fn in score if n not in skip] if skip else score
-        n = len(nodes)
-        totals = [0] * n
-        per_plugin: list[tuple[str, list[int], list[int], int]] = []
-        for name, fn in plugins:
-            raw: list[int] = []
-            append = raw.append
-            for ni in nodes:
+        return [(n, fn) for n, fn in score if n not in skip] if skip else score
+
+    def _raw_scores(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo], plugins: list[Entry], reuse: dict[str, Any] | None
+    ) -> list[list[int]] | Status:
+        """Raw scores per plugin (in ``plugins`` order), one per node. With ``reuse`` (see
+        :meth:`reuse_table`) a node whose NodeInfo is unchanged gets its raw scores from there."""
+        if reuse is None:
+            cols: list[list[int]] = []
+            for name, fn in plugins:
+                raw: list[int] = []
+                append = raw.append
+                for ni in nodes:
+                    try:
+                        out = fn(state, pod, ni)
+                    except Exception as e:
+                        return _score_err(name, e)
+                    if type(out) is int:
+                        append(out)
+                        continue
+                    sc, st = _score_out(out)
+                    if not st.is_success():
+                        return _score_err(name, st)
+                    append(sc)
+                cols.append(raw)
+            return cols
+        rows = []
+        get = reuse.get
+        for ni in nodes:
+            g = ni.generation
+            hit = get(ni.name)
+            if hit is not None and hit[0] == g:
+                rows.append(hit[1])
+                continue
+            row = []
+            for name, fn in plugins:
                 try:
                     out = fn(state, pod, ni)
                 except Exception as e:
-                    return [], Status(Code.ERROR, f'running Score plugins: plugin "{name}" failed with: {type(e).__name__}: {e}', plugin=name, error=e)
-                if type(out) is int:
-                    append(out)
-                    continue
-                sc, st = _score_out(out)
-                if not st.is_success():
-                    return [], Status(Code.ERROR, f'running Score plugins: plugin "{name}" failed with: {st.message}', plugin=name)
-                append(sc)
+                    return _score_err(name, e)
+                if type(out) is not int:
+                    out, st = _score_out(out)
+                    if not st.is_success():
+                        return _score_err(name, st)
+                row.append(out)
+            t = tuple(row)
+            reuse[ni.name] = (g, t)
+            rows.append(t)
+        if not rows:
+            return [[] for _ in plugins]
+        return [list(c) for c in zip(*rows)]
+
+    def run_score_plugins(
+        self,
+        state: CycleState,
+        pod: Pod,
+        nodes: Sequence[NodeInfo],
+        details: bool = False,
+        totals_only: bool = False,
+        reuse: dict[str, Any] | None = None,
+    ) -> tuple[list[NodePluginScores], Status]:
+        """Score, NormalizeScore, range check and weights. ``details`` keeps each plugin's raw,
+        normalized and weighted score per node (explain); otherwise only totals are built.
+        ``reuse``: a :meth:`reuse_table` for the pod's score signature."""
+        plugins = self.active_scores(state)
+        n = len(nodes)
+        totals = [0] * n
+        per_plugin: list[tuple[str, list[int], list[int], int]] = []
+        cols = self._raw_scores(state, pod, nodes, plugins, reuse)
+        if isinstance(cols, Status):
+            return [], cols
+        for (name, _fn), raw in zip(plugins, cols):
             norm = self.normalize.get(name)
             if norm is not None:
                 lst = [NodeScore(ni.name, v) for ni, v in zip(nodes, raw)]
@@ -715,9 +815,11 @@ class Framework:
                     out_scores[i].scores.append(PluginScore(name, raw[i], vals[i], vals[i] * w))
         return out_scores, _SUCCESS
 
-    def score_totals(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> tuple[list[int], Status]:
+    def score_totals(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo], reuse: dict[str, Any] | None = None
+    ) -> tuple[list[int], Status]:
         """The weighted total score per node (in ``nodes`` order), without per-plugin details."""
-        _, st = self.run_score_plugins(state, pod, nodes, totals_only=True)
+        _, st = self.run_score_plugins(state, pod, nodes, totals_only=True, reuse=reuse)
         return (self._last_totals if st.is_success() else []), st
 
     def run_reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status:
@@ -885,6 +987,12 @@ def split_result(out: Any, result_type: type) -> tuple[Any, Status]:
         r, s = out
         return r, (s if s is not None else _SUCCESS)
     raise TypeError(f"unexpected return value {out!r}")
+
+
+def _score_err(name: str, e: BaseException | Status) -> Status:
+    if isinstance(e, Status):
+        return Status(Code.ERROR, f'running Score plugins: plugin "{name}" failed with: {e.message}', plugin=name)
+    return Status(Code.ERROR, f'running Score plugins: plugin "{name}" failed with: {type(e).__name__}: {e}', plugin=name, error=e)
 
 
 def _score_out(out: Any) -> tuple[int, Status]:

@@ -112,6 +112,7 @@ class Scheduler:
         metrics: Any = None,
         record_diagnostics: bool = False,
         record_results: bool = False,
+        reuse_results: bool = True,
     ) -> None:
         self.config = config
         self.cluster = cluster
@@ -158,7 +159,9 @@ class Scheduler:
         )
         self.frameworks: dict[str, Framework] = {}
         for profile in config.profiles:
-            self.frameworks[profile.scheduler_name] = Framework.build(profile, registry, services, source=config.source)
+            fw = Framework.build(profile, registry, services, source=config.source)
+            fw.reuse_results = fw.reuse_results and reuse_results
+            self.frameworks[profile.scheduler_name] = fw
         if self.recorder is not None:
             self.recorder.weights = {n: dict(fw.score_weights) for n, fw in self.frameworks.items()}
         first = next(iter(self.frameworks.values()))

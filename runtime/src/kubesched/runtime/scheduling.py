@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from kubesched.sdk import Code, CycleState, NodeInfo, Pod, Status
 
@@ -132,22 +133,33 @@ class Scheduling:
                 scores, st = self.prioritize_nodes(fwk, state, pod, feasible, details=True)
                 res.scores = scores
             return res
-        if not keep_scores and fwk.has_score_plugins():
-            st = fwk.run_pre_score_plugins(state, pod, feasible)
-            if not st.is_success():
-                raise SchedulingError(st)
-            totals, st = fwk.score_totals(state, pod, feasible)
+        if not fwk.has_score_plugins():
+            scores, st = self.prioritize_nodes(fwk, state, pod, feasible)
+            host = self.select_host(scores)
+            return ScheduleResult(host, len(feasible) + len(diagnosis.node_to_status), len(feasible), scores if keep_scores else [], diagnosis)
+        st = fwk.run_pre_score_plugins(state, pod, feasible)
+        if not st.is_success():
+            raise SchedulingError(st)
+        reuse = None
+        if fwk.reuse_results:
+            sig = fwk.sign([name for name, _ in fwk.active_scores(state)], pod)
+            if isinstance(sig, Status):
+                raise SchedulingError(sig)
+            if sig is not None:
+                reuse = fwk.reuse_table("score", sig, snapshot.generation)
+        if not keep_scores:
+            totals, st = fwk.score_totals(state, pod, feasible, reuse=reuse)
             if not st.is_success():
                 raise SchedulingError(st)
             top = max(totals)
             best = [i for i, t in enumerate(totals) if t == top]
             host = feasible[best[0] if len(best) == 1 else best[self.rng.randrange(len(best))]].name
             return ScheduleResult(host, len(feasible) + len(diagnosis.node_to_status), len(feasible), [], diagnosis)
-        scores, st = self.prioritize_nodes(fwk, state, pod, feasible, details=keep_scores)
+        scores, st = fwk.run_score_plugins(state, pod, feasible, details=True, reuse=reuse)
         if not st.is_success():
             raise SchedulingError(st)
         host = self.select_host(scores)
-        return ScheduleResult(host, len(feasible) + len(diagnosis.node_to_status), len(feasible), scores if keep_scores else [], diagnosis)
+        return ScheduleResult(host, len(feasible) + len(diagnosis.node_to_status), len(feasible), scores, diagnosis)
 
     def find_nodes_that_fit_pod(
         self, fwk: Framework, state: CycleState, pod: Pod, snapshot: Snapshot
@@ -167,7 +179,7 @@ class Scheduling:
         if pod.nominated_node_name:
             ni = _get(snapshot, pod.nominated_node_name)
             if ni is not None:
-                feasible = self._pass_filters(fwk, state, pod, diagnosis, [ni], update_index=False)
+                feasible = self._pass_filters(fwk, state, pod, diagnosis, [ni], snapshot.generation)
                 if feasible:
                     return feasible, diagnosis
         nodes: Sequence[NodeInfo] = all_nodes
@@ -177,7 +189,7 @@ class Scheduling:
                 Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
                 f"node(s) didn't satisfy plugin(s) [{' '.join(sorted(plugins_with_nodes))}]",
             )
-        feasible = self._pass_filters(fwk, state, pod, diagnosis, nodes, update_index=False)
+        feasible = self._pass_filters(fwk, state, pod, diagnosis, nodes, snapshot.generation)
         processed = len(feasible) + len(diagnosis.node_to_status)
         self.next_start_node_index = (self.next_start_node_index + processed) % len(all_nodes)
         return feasible, diagnosis
@@ -189,7 +201,7 @@ class Scheduling:
         pod: Pod,
         diagnosis: Diagnosis,
         nodes: Sequence[NodeInfo],
-        update_index: bool,
+        epoch: int,
     ) -> list[NodeInfo]:
         n = len(nodes)
         if n == 0:
@@ -204,15 +216,35 @@ class Scheduling:
         feasible: list[NodeInfo] = []
         statuses = diagnosis.node_to_status
         has_nominated = fwk.services is not None and fwk.services.has_nominated_pods()
+        table: dict[str, Any] | None = None
         if has_nominated:
             run = fwk.run_filter_plugins_with_nominated_pods
             entries = None
         else:
             run = fwk.run_filter_plugins
             entries = fwk.active_filters(state)
+            if fwk.reuse_results:
+                sig = fwk.sign([name for name, _ in entries], pod)
+                if isinstance(sig, Status):
+                    raise SchedulingError(sig)
+                if sig is not None:
+                    # an earlier pod with the same filter signature left each node's status
+                    # here; it holds while the node's NodeInfo is unchanged
+                    table = fwk.reuse_table("filter", sig, epoch)
+        get = table.get if table is not None else None
         for i in range(n):
             ni = nodes[(start + i) % n]
-            st = run(state, pod, ni, entries)
+            if get is None:
+                st = run(state, pod, ni, entries)
+            else:
+                g = ni.generation
+                hit = get(ni.name)
+                if hit is not None and hit[0] == g:
+                    st = hit[1]
+                else:
+                    st = run(state, pod, ni, entries)
+                    if st.code is not Code.ERROR:
+                        table[ni.name] = (g, st)  # type: ignore[index]
             if st.code is Code.SUCCESS:
                 feasible.append(ni)
                 if len(feasible) >= to_find:

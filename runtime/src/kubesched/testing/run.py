@@ -192,12 +192,16 @@ def run_profile(
     defaults: bool = False,
     config: str | Mapping[str, Any] | None = None,
     seed: int = 1,
+    reuse_results: bool = False,
 ) -> RunResult:
     """Schedule ``pods`` on ``nodes`` (+ ``objects``) with a profile of ``plugins``.
 
     ``plugins``: a mapping of config name -> plugin class/factory (registered in-process, no
     packaging needed) or names of installed plugins. Pods without ``schedulerName`` get the
     test profile's. Pods are created in order, each seeing the placements before it.
+    ``reuse_results=True`` lets the framework reuse Filter/Score results between pods with
+    equal signatures, as ``kubesched run`` does (off by default here so that ``calls`` lists
+    every call); a plugin with ``sign_pod`` should give the same results either way.
     """
     from kubesched.runtime.cluster.simulated import SimulatedCluster, apply_defaults
     from kubesched.runtime.config import load_config_data
@@ -237,5 +241,7 @@ def run_profile(
     sim = SimulatedCluster(manifests, source="<run_profile>")
     tracer = Tracer(stream=None, keep=True)
     sched = Scheduler(cfg, reg, sim, seed=seed, tracer=tracer, simulated=True, record_diagnostics=True)
+    for fw in sched.frameworks.values():
+        fw.reuse_results = reuse_results
     sim.run(sched)
     return RunResult(sched, sim, tracer)

@@ -52,6 +52,7 @@ from .objects import (
 )
 from .quantity import QuantityError, milli_value, parse_quantity, value
 from .selectors import LabelSelector, NodeSelector, NodeSelectorTerm, Requirement
+from .signature import freeze
 from .status import (
     MAX_NODE_SCORE,
     MIN_NODE_SCORE,
@@ -118,6 +119,7 @@ __all__ = [
     "args_schema",
     "build_args",
     "find_untolerated_taint",
+    "freeze",
     "hookimpl",
     "is_scalar_resource",
     "label_value_errors",

@@ -13,7 +13,7 @@ event reports it and the scheduler keeps going.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import pluggy
@@ -167,6 +167,27 @@ def post_filter(state: CycleState, pod: Pod, filtered_node_status: Mapping[str, 
     ``status.nominatedNodeName``. A message in the status is appended to the event message.
 
     :param filtered_node_status: node name -> the status that rejected it.
+    """
+
+
+@hookspec
+def sign_pod(pod: Pod) -> Hashable | None:
+    """SignPod: what this plugin's Filter and Score read of the pod, as a hashable value
+    (kube-scheduler 1.35's SignPlugin). Optional; not an extension point of its own: it is
+    asked of the plugins enabled at filter and score.
+
+    Return a value (e.g. ``freeze(pod.spec.get("tolerations") or [])``) only if this promise holds:
+    for two pods whose signatures are equal, this plugin's Filter status and raw Score on a node
+    are the same as long as that node's NodeInfo is unchanged (same ``generation``) and no node
+    was added, removed or changed its images. State written by this plugin's PreFilter/PreScore
+    must then depend on the signed fields and the plugin's args only. Return ``None`` when it
+    does not hold for this pod (e.g. the result depends on other pods or other objects).
+
+    When every plugin that runs Filter (not skipped by its PreFilter) signs the pod, the
+    framework reuses each node's Filter result from an earlier pod with the same signatures;
+    likewise for Score (not skipped by PreScore) with the raw scores. PreFilter, PreScore,
+    NormalizeScore, weights and the host selection still run for every pod, so decisions are
+    the same as without reuse. A plugin without this hook never has its results reused.
     """
 
 

@@ -12,7 +12,7 @@ which the runtime fills from ``node.status.images``, keyed by every name an imag
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 from typing import Any
 
 from kubesched.sdk import MAX_NODE_SCORE, CycleState, ImageStateSummary, NodeInfo, Pod, hookimpl
@@ -77,6 +77,12 @@ class ImageLocality:
 
     def __init__(self, args: Any = None, handle: Any = None) -> None:
         self.handle = handle
+
+    @hookimpl
+    def sign_pod(self, pod: Pod) -> Hashable:
+        # Score also reads how many nodes have each image: the framework does not reuse
+        # results across a change of the node set or of a node's images.
+        return _pod_images(pod)
 
     @hookimpl
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,6 +42,7 @@ from kubesched.sdk import (
     QueueingHint,
     StateData,
     Status,
+    freeze,
     hookimpl,
 )
 from kubesched.sdk.validation import label_value_errors as _is_valid_label_value
@@ -561,6 +562,11 @@ class NodeAffinity:
         if node_names:
             return PreFilterResult(node_names), None
         return None
+
+    @hookimpl
+    def sign_pod(self, pod: Pod) -> Hashable:
+        # the plugin's args (addedAffinity) are the same for every pod of the profile
+        return freeze((pod.spec.get("nodeSelector"), pod.affinity.get("nodeAffinity")))
 
     @hookimpl
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:

@@ -48,6 +48,10 @@ class NodeName:
         return [ClusterEventWithHint(ClusterEvent(EventResource.NODE.value, ActionType.ADD))]
 
     @hookimpl
+    def sign_pod(self, pod: Pod) -> str:
+        return pod.node_name
+
+    @hookimpl
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         node_name = pod.node_name
         if node_name and node_name != node_info.node.name:

@@ -13,7 +13,7 @@ The SDK's ``Pod.host_ports`` (and so ``NodeInfo.used_ports``) only has the ports
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
 from kubesched.sdk import (
@@ -157,6 +157,10 @@ class NodePorts:
         except InvalidObjectError:
             return QueueingHint.QUEUE
         return QueueingHint.QUEUE
+
+    @hookimpl
+    def sign_pod(self, pod: Pod) -> Hashable:
+        return tuple((hp.ip, hp.protocol, hp.port) for hp in _host_ports(pod))
 
     @hookimpl
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:

@@ -103,6 +103,11 @@ class NodeUnschedulable:
         return QueueingHint.SKIP
 
     @hookimpl
+    def sign_pod(self, pod: Pod) -> bool:
+        # Filter reads only whether the pod tolerates the unschedulable taint.
+        return _tolerates_unschedulable(pod)
+
+    @hookimpl
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         if not node_info.node.unschedulable:
             return None

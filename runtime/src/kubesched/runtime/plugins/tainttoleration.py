@@ -15,7 +15,7 @@ at Kubernetes v1.36.3 (Go module ``k8s.io/kubernetes@v1.36.3``) with v1.34 seman
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from typing import Any
 
 from kubesched.sdk import (
@@ -36,6 +36,7 @@ from kubesched.sdk import (
     Status,
     Toleration,
     find_untolerated_taint,
+    freeze,
     hookimpl,
 )
 
@@ -116,6 +117,10 @@ class TaintToleration:
             return QueueingHint.QUEUE
         # Another pod's tolerations don't change this plugin's decision.
         return QueueingHint.SKIP
+
+    @hookimpl
+    def sign_pod(self, pod: Pod) -> Hashable:
+        return freeze(pod.spec.get("tolerations") or [])
 
     @hookimpl
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:

@@ -16,12 +16,14 @@ Go: it never rejects a pod.
 from __future__ import annotations
 
 import math
+from collections.abc import Hashable
 from typing import Any
 
 from kubesched.sdk import MAX_NODE_SCORE, CycleState, NodeInfo, Pod, StateData, Status, hookimpl
 
 from .args import NodeResourcesBalancedAllocationArgs
 from .features import DEFAULT_FEATURES, Features
+from .pod_requests import resources_signature
 from .resource_allocation import ResourceAllocationScorer
 
 __all__ = ["NAME", "PRE_SCORE_STATE_KEY", "BalancedAllocation", "balanced_resource_scorer"]
@@ -105,6 +107,10 @@ class BalancedAllocation:
             return Status.skip()
         state.write(PRE_SCORE_STATE_KEY, _PreScoreState(reqs))
         return None
+
+    @hookimpl
+    def sign_pod(self, pod: Pod) -> Hashable:
+        return resources_signature(pod)
 
     @hookimpl
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Any:

@@ -20,7 +20,7 @@ the package docstring for the sources followed).
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -51,7 +51,12 @@ from .args import (
 from .features import DEFAULT_FEATURES, Features
 from .least_allocated import least_resource_scorer
 from .most_allocated import most_resource_scorer
-from .pod_requests import compute_pod_resource_request, is_extended_resource_name, pod_requests
+from .pod_requests import (
+    compute_pod_resource_request,
+    is_extended_resource_name,
+    pod_requests,
+    resources_signature,
+)
 from .requested_to_capacity_ratio import requested_to_capacity_ratio_scorer
 from .resource_allocation import ResourceAllocationScorer
 
@@ -342,6 +347,10 @@ class Fit:
             _PreFilterState(request, self.ignored_resources, self.ignored_resource_groups),
         )
         return None
+
+    @hookimpl
+    def sign_pod(self, pod: Pod) -> Hashable:
+        return resources_signature(pod)
 
     @hookimpl
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:

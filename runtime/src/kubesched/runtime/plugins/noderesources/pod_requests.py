@@ -29,6 +29,7 @@ from kubesched.sdk import (
     Pod,
     QuantityError,
     Resource,
+    freeze,
     parse_quantity,
 )
 
@@ -40,6 +41,7 @@ __all__ = [
     "is_supported_pod_level_resource",
     "pod_requests",
     "quantity_value",
+    "resources_signature",
 ]
 
 _CPU = "cpu"
@@ -233,3 +235,19 @@ def compute_pod_resource_request(pod: Pod, *, pod_level: bool = True) -> Resourc
     for k, v in pod_requests(pod, pod_level=pod_level).items():
         r.add_quantity(k, v)
     return r
+
+
+def resources_signature(pod: Pod) -> Any:
+    """What the resource plugins read of a pod (for ``sign_pod``): the resources of its
+    containers, init containers (with their restart policy), overhead and pod-level resources,
+    and the container statuses and resize conditions (in-place resize)."""
+    spec = pod.spec
+    status = pod.status
+    return freeze((
+        [(c.get("name"), c.get("resources")) for c in spec.get("containers") or ()],
+        [(c.get("name"), c.get("resources"), c.get("restartPolicy")) for c in spec.get("initContainers") or ()],
+        spec.get("overhead"),
+        spec.get("resources"),
+        status.get("containerStatuses"),
+        [c for c in status.get("conditions") or () if str(c.get("type", "")).startswith("PodResize")],
+    ))
