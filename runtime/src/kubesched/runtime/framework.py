@@ -708,55 +708,89 @@ class Framework:
         score = self._entries_for(state, "score")
         return [(n, fn) for n, fn in score if n not in skip] if skip else score
 
-    def _raw_scores(
-        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo], plugins: list[Entry], reuse: dict[str, Any] | None
-    ) -> list[list[int]] | Status:
-        """Raw scores per plugin (in ``plugins`` order), one per node. With ``reuse`` (see
-        :meth:`reuse_table`) a node whose NodeInfo is unchanged gets its raw scores from there."""
-        if reuse is None:
-            cols: list[list[int]] = []
-            for name, fn in plugins:
-                raw: list[int] = []
-                append = raw.append
-                for ni in nodes:
-                    try:
-                        out = fn(state, pod, ni)
-                    except Exception as e:
-                        return _score_err(name, e)
-                    if type(out) is int:
-                        append(out)
-                        continue
-                    sc, st = _score_out(out)
-                    if not st.is_success():
-                        return _score_err(name, st)
-                    append(sc)
-                cols.append(raw)
-            return cols
-        rows = []
-        get = reuse.get
-        for ni in nodes:
-            g = ni.generation
-            hit = get(ni.name)
-            if hit is not None and hit[0] == g:
-                rows.append(hit[1])
-                continue
-            row = []
-            for name, fn in plugins:
+    def _raw_scores(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo], plugins: list[Entry]) -> list[list[int]] | Status:
+        """Raw scores per plugin (in ``plugins`` order), one per node."""
+        cols: list[list[int]] = []
+        for name, fn in plugins:
+            raw: list[int] = []
+            append = raw.append
+            for ni in nodes:
                 try:
                     out = fn(state, pod, ni)
                 except Exception as e:
                     return _score_err(name, e)
-                if type(out) is not int:
-                    out, st = _score_out(out)
-                    if not st.is_success():
-                        return _score_err(name, st)
-                row.append(out)
-            t = tuple(row)
-            reuse[ni.name] = (g, t)
-            rows.append(t)
-        if not rows:
-            return [[] for _ in plugins]
-        return [list(c) for c in zip(*rows)]
+                if type(out) is int:
+                    append(out)
+                    continue
+                sc, st = _score_out(out)
+                if not st.is_success():
+                    return _score_err(name, st)
+                append(sc)
+            cols.append(raw)
+        return cols
+
+    def _reused_rows(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo], plugins: list[Entry], reuse: dict[str, Any]
+    ) -> tuple[list[tuple[int, ...]], list[int | None]] | Status:
+        """Per node: the raw scores of ``plugins`` and the weighted sum of those without
+        NormalizeScore (None if one is out of range), from ``reuse`` (see :meth:`reuse_table`)
+        while the node's NodeInfo is unchanged, else computed and stored there."""
+        weights = self.score_weights
+        fixed = [(j, weights.get(name, 1)) for j, (name, _) in enumerate(plugins) if name not in self.normalize]
+        rows: list[tuple[int, ...]] = []
+        partials: list[int | None] = []
+        get = reuse.get
+        for ni in nodes:
+            g = ni.generation
+            hit = get(ni.name)
+            if hit is None or hit[0] != g:
+                row = []
+                for name, fn in plugins:
+                    try:
+                        out = fn(state, pod, ni)
+                    except Exception as e:
+                        return _score_err(name, e)
+                    if type(out) is not int:
+                        out, st = _score_out(out)
+                        if not st.is_success():
+                            return _score_err(name, st)
+                    row.append(out)
+                partial: int | None = 0
+                for j, w in fixed:
+                    v = row[j]
+                    if v < MIN_NODE_SCORE or v > MAX_NODE_SCORE:
+                        partial = None  # the full path reports it
+                        break
+                    partial += v * w  # type: ignore[operator]
+                hit = (g, tuple(row), partial)
+                reuse[ni.name] = hit
+            rows.append(hit[1])
+            partials.append(hit[2])
+        return rows, partials
+
+    def _final_scores(self, name: str, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo], raw: list[int]) -> list[int] | Status:
+        """NormalizeScore (when the plugin has it) and the range check of one plugin's scores."""
+        norm = self.normalize.get(name)
+        if norm is not None:
+            lst = [NodeScore(ni.name, v) for ni, v in zip(nodes, raw)]
+            try:
+                st = norm(state, pod, lst)
+            except Exception as e:
+                return Status(Code.ERROR, f'running Normalize on Score plugins: plugin "{name}" failed with: {type(e).__name__}: {e}', plugin=name, error=e)
+            if st is not None and not st.is_success():
+                return Status(Code.ERROR, f'running Normalize on Score plugins: plugin "{name}" failed with: {st.message}', plugin=name)
+            vals = [x.score for x in lst]
+        else:
+            vals = raw
+        if vals and (min(vals) < MIN_NODE_SCORE or max(vals) > MAX_NODE_SCORE):
+            bad = next(v for v in vals if v < MIN_NODE_SCORE or v > MAX_NODE_SCORE)
+            return Status(
+                Code.ERROR,
+                f'applying score defaultWeights on Score plugins: plugin "{name}" returns an invalid score {bad}, '
+                f"it should in the range of [{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing",
+                plugin=name,
+            )
+        return vals
 
     def run_score_plugins(
         self,
@@ -772,33 +806,37 @@ class Framework:
         ``reuse``: a :meth:`reuse_table` for the pod's score signature."""
         plugins = self.active_scores(state)
         n = len(nodes)
+        weights = self.score_weights
+        if reuse is None:
+            cols = self._raw_scores(state, pod, nodes, plugins)
+            if isinstance(cols, Status):
+                return [], cols
+        else:
+            got = self._reused_rows(state, pod, nodes, plugins, reuse)
+            if isinstance(got, Status):
+                return [], got
+            rows, partials = got
+            if totals_only and None not in partials:
+                # the plugins without NormalizeScore are summed already, per node
+                totals: list[int] = partials  # type: ignore[assignment]
+                for j, (name, _fn) in enumerate(plugins):
+                    if name not in self.normalize:
+                        continue
+                    vals = self._final_scores(name, state, pod, nodes, [r[j] for r in rows])
+                    if isinstance(vals, Status):
+                        return [], vals
+                    w = weights.get(name, 1)
+                    totals = [t + v * w for t, v in zip(totals, vals)]
+                self._last_totals = totals
+                return [], _SUCCESS
+            cols = [list(c) for c in zip(*rows)] if rows else [[] for _ in plugins]
         totals = [0] * n
         per_plugin: list[tuple[str, list[int], list[int], int]] = []
-        cols = self._raw_scores(state, pod, nodes, plugins, reuse)
-        if isinstance(cols, Status):
-            return [], cols
         for (name, _fn), raw in zip(plugins, cols):
-            norm = self.normalize.get(name)
-            if norm is not None:
-                lst = [NodeScore(ni.name, v) for ni, v in zip(nodes, raw)]
-                try:
-                    st = norm(state, pod, lst)
-                except Exception as e:
-                    return [], Status(Code.ERROR, f'running Normalize on Score plugins: plugin "{name}" failed with: {type(e).__name__}: {e}', plugin=name, error=e)
-                if st is not None and not st.is_success():
-                    return [], Status(Code.ERROR, f'running Normalize on Score plugins: plugin "{name}" failed with: {st.message}', plugin=name)
-                vals = [x.score for x in lst]
-            else:
-                vals = raw
-            if vals and (min(vals) < MIN_NODE_SCORE or max(vals) > MAX_NODE_SCORE):
-                bad = next(v for v in vals if v < MIN_NODE_SCORE or v > MAX_NODE_SCORE)
-                return [], Status(
-                    Code.ERROR,
-                    f'applying score defaultWeights on Score plugins: plugin "{name}" returns an invalid score {bad}, '
-                    f"it should in the range of [{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing",
-                    plugin=name,
-                )
-            w = self.score_weights.get(name, 1)
+            vals = self._final_scores(name, state, pod, nodes, raw)
+            if isinstance(vals, Status):
+                return [], vals
+            w = weights.get(name, 1)
             if w == 1:
                 totals = [t + v for t, v in zip(totals, vals)]
             else:
