@@ -55,6 +55,12 @@ class PriorityLabel:
         return int(raw)
 
     @hookimpl
+    def sign_pod(self) -> tuple[()]:
+        # Filter and Score read only the node: every pod signs alike, so the framework may
+        # reuse a node's results for the next pod while the node is unchanged.
+        return ()
+
+    @hookimpl
     def filter(self, pod: Pod, node_info: NodeInfo) -> Status | None:
         node = node_info.node
         raw = node.labels.get(self.label) if node is not None else None
