@@ -310,7 +310,9 @@ class Framework:
         self.signers: dict[str, Callable[..., Any]] = {}
         #: reuse Filter results and raw Scores between pods with equal signatures
         self.reuse_results = True
-        self._reuse: dict[str, dict[Any, tuple[int, dict[str, Any]]]] = {"filter": {}, "score": {}}
+        self._reuse: dict[str, dict[Any, tuple[int, dict[Any, Any]]]] = {"filter": {}, "score": {}}
+        self._signed_pod: Pod | None = None
+        self._signed: dict[str, Any] = {}
 
     # construction ---------------------------------------------------------------------------
     @classmethod
@@ -501,22 +503,29 @@ class Framework:
         """The pod's signature for the plugins ``names`` (SignPod), or None when one of them
         does not sign it (no sign_pod hook, or it returned None). An exception is an Error."""
         signers = self.signers
+        if self._signed_pod is not pod:  # Filter and Score of one cycle ask for the same pod
+            self._signed_pod = pod
+            self._signed = {}
+        memo = self._signed
         out = []
         for name in names:
-            fn = signers.get(name)
-            if fn is None:
-                return None
-            try:
-                frag = fn(pod)
-            except Exception as e:
-                return Status(Code.ERROR, f'running SignPod plugin "{name}": {type(e).__name__}: {e}', plugin=name, error=e)
+            frag = memo.get(name, _UNSIGNED)
+            if frag is _UNSIGNED:
+                fn = signers.get(name)
+                if fn is None:
+                    return None
+                try:
+                    frag = fn(pod)
+                except Exception as e:
+                    return Status(Code.ERROR, f'running SignPod plugin "{name}": {type(e).__name__}: {e}', plugin=name, error=e)
+                memo[name] = frag
             if frag is None:
                 return None
             out.append((name, frag))
         return tuple(out)
 
-    def reuse_table(self, kind: str, signature: tuple[Any, ...], epoch: int) -> dict[str, Any]:
-        """node name -> (NodeInfo generation, result) for pods with this signature; emptied
+    def reuse_table(self, kind: str, signature: tuple[Any, ...], epoch: int) -> dict[Any, Any]:
+        """NodeInfo -> (its generation, result) for pods with this signature; emptied
         when ``epoch`` (the snapshot's node set and images) changes. The last
         ``REUSE_TABLES`` signatures per kind are kept."""
         tables = self._reuse[kind]
@@ -730,7 +739,7 @@ class Framework:
         return cols
 
     def _reused_rows(
-        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo], plugins: list[Entry], reuse: dict[str, Any]
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo], plugins: list[Entry], reuse: dict[Any, Any]
     ) -> tuple[list[tuple[int, ...]], list[int | None]] | Status:
         """Per node: the raw scores of ``plugins`` and the weighted sum of those without
         NormalizeScore (None if one is out of range), from ``reuse`` (see :meth:`reuse_table`)
@@ -742,7 +751,7 @@ class Framework:
         get = reuse.get
         for ni in nodes:
             g = ni.generation
-            hit = get(ni.name)
+            hit = get(ni)
             if hit is None or hit[0] != g:
                 row = []
                 for name, fn in plugins:
@@ -763,7 +772,7 @@ class Framework:
                         break
                     partial += v * w  # type: ignore[operator]
                 hit = (g, tuple(row), partial)
-                reuse[ni.name] = hit
+                reuse[ni] = hit
             rows.append(hit[1])
             partials.append(hit[2])
         return rows, partials
@@ -799,7 +808,7 @@ class Framework:
         nodes: Sequence[NodeInfo],
         details: bool = False,
         totals_only: bool = False,
-        reuse: dict[str, Any] | None = None,
+        reuse: dict[Any, Any] | None = None,
     ) -> tuple[list[NodePluginScores], Status]:
         """Score, NormalizeScore, range check and weights. ``details`` keeps each plugin's raw,
         normalized and weighted score per node (explain); otherwise only totals are built.
@@ -819,12 +828,23 @@ class Framework:
             if totals_only and None not in partials:
                 # the plugins without NormalizeScore are summed already, per node
                 totals: list[int] = partials  # type: ignore[assignment]
+                memo = reuse.get(_NORMALIZED)
+                if memo is None:
+                    memo = reuse[_NORMALIZED] = {}
                 for j, (name, _fn) in enumerate(plugins):
                     if name not in self.normalize:
                         continue
-                    vals = self._final_scores(name, state, pod, nodes, [r[j] for r in rows])
-                    if isinstance(vals, Status):
-                        return [], vals
+                    # a signing plugin's NormalizeScore depends on the raw values only (the
+                    # sign_pod contract): the same column gives the same normalized scores
+                    key = (name, tuple([r[j] for r in rows]))
+                    vals = memo.get(key)
+                    if vals is None:
+                        vals = self._final_scores(name, state, pod, nodes, list(key[1]))
+                        if isinstance(vals, Status):
+                            return [], vals
+                        if len(memo) >= 64:
+                            memo.clear()
+                        memo[key] = vals
                     w = weights.get(name, 1)
                     totals = [t + v * w for t, v in zip(totals, vals)]
                 self._last_totals = totals
@@ -854,7 +874,7 @@ class Framework:
         return out_scores, _SUCCESS
 
     def score_totals(
-        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo], reuse: dict[str, Any] | None = None
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo], reuse: dict[Any, Any] | None = None
     ) -> tuple[list[int], Status]:
         """The weighted total score per node (in ``nodes`` order), without per-plugin details."""
         _, st = self.run_score_plugins(state, pod, nodes, totals_only=True, reuse=reuse)
@@ -1025,6 +1045,12 @@ def split_result(out: Any, result_type: type) -> tuple[Any, Status]:
         r, s = out
         return r, (s if s is not None else _SUCCESS)
     raise TypeError(f"unexpected return value {out!r}")
+
+
+_UNSIGNED = object()
+
+#: key of the memo of normalized score columns inside a score reuse table (node names are str)
+_NORMALIZED = ("normalized",)
 
 
 def _score_err(name: str, e: BaseException | Status) -> Status:

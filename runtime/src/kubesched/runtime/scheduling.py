@@ -216,7 +216,7 @@ class Scheduling:
         feasible: list[NodeInfo] = []
         statuses = diagnosis.node_to_status
         has_nominated = fwk.services is not None and fwk.services.has_nominated_pods()
-        table: dict[str, Any] | None = None
+        table: dict[Any, Any] | None = None
         if has_nominated:
             run = fwk.run_filter_plugins_with_nominated_pods
             entries = None
@@ -232,24 +232,26 @@ class Scheduling:
                     # here; it holds while the node's NodeInfo is unchanged
                     table = fwk.reuse_table("filter", sig, epoch)
         get = table.get if table is not None else None
-        for i in range(n):
-            ni = nodes[(start + i) % n]
+        success, error = Code.SUCCESS, Code.ERROR
+        append = feasible.append
+        found = 0
+        for ni in nodes[start:] + nodes[:start] if start else nodes:  # type: ignore[operator]
             if get is None:
                 st = run(state, pod, ni, entries)
             else:
-                g = ni.generation
-                hit = get(ni.name)
-                if hit is not None and hit[0] == g:
+                hit = get(ni)
+                if hit is not None and hit[0] == ni.generation:
                     st = hit[1]
                 else:
                     st = run(state, pod, ni, entries)
-                    if st.code is not Code.ERROR:
-                        table[ni.name] = (g, st)  # type: ignore[index]
-            if st.code is Code.SUCCESS:
-                feasible.append(ni)
-                if len(feasible) >= to_find:
+                    if st.code is not error:
+                        table[ni] = (ni.generation, st)  # type: ignore[index]
+            if st.code is success:
+                append(ni)
+                found += 1
+                if found >= to_find:
                     break
-            elif st.code is Code.ERROR:
+            elif st.code is error:
                 raise SchedulingError(st)
             else:
                 statuses[ni.name] = st

@@ -180,14 +180,16 @@ def sign_pod(pod: Pod) -> Hashable | None:
     for two pods whose signatures are equal, this plugin's Filter status and raw Score on a node
     are the same as long as that node's NodeInfo is unchanged (same ``generation``) and no node
     was added, removed or changed its images. State written by this plugin's PreFilter/PreScore
-    must then depend on the signed fields and the plugin's args only. Return ``None`` when it
-    does not hold for this pod (e.g. the result depends on other pods or other objects).
+    must then depend on the signed fields and the plugin's args only, and its NormalizeScore on
+    the raw score values only, in order (not on which nodes they belong to). Return ``None``
+    when this does not hold for this pod (e.g. the result depends on other pods or objects).
 
     When every plugin that runs Filter (not skipped by its PreFilter) signs the pod, the
     framework reuses each node's Filter result from an earlier pod with the same signatures;
-    likewise for Score (not skipped by PreScore) with the raw scores. PreFilter, PreScore,
-    NormalizeScore, weights and the host selection still run for every pod, so decisions are
-    the same as without reuse. A plugin without this hook never has its results reused.
+    likewise for Score (not skipped by PreScore) with the raw scores, and NormalizeScore's
+    result for a column of raw scores it has seen. PreFilter, PreScore, the weights and the
+    host selection still run for every pod, so decisions are the same as without reuse. A
+    plugin without this hook never has its results reused.
     """
 
 
