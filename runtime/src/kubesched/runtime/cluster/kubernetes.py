@@ -111,17 +111,17 @@ class RateLimiter:
         self._lock = threading.Lock()
 
     def acquire(self) -> None:
+        """Take a token, waiting for it if there is none: as ``rate.Limiter.Wait``, the token
+        is reserved at once (the bucket may go below zero) and the caller sleeps exactly until
+        its turn, so waiting threads never poll."""
         if self.qps <= 0:
             return
-        while True:
-            with self._lock:
-                now = time.monotonic()
-                self._tokens = min(self.burst, self._tokens + (now - self._last) * self.qps)
-                self._last = now
-                if self._tokens >= 1:
-                    self._tokens -= 1
-                    return
-                wait = (1 - self._tokens) / self.qps
+        with self._lock:
+            now = time.monotonic()
+            self._tokens = min(self.burst, self._tokens + (now - self._last) * self.qps) - 1
+            self._last = now
+            wait = -self._tokens / self.qps if self._tokens < 0 else 0.0
+        if wait > 0:
             time.sleep(wait)
 
 
