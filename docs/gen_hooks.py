@@ -7,7 +7,7 @@ from __future__ import annotations
 import inspect
 import pathlib
 
-from kubesched.sdk import EXTENSION_POINT_HOOKS, hookspecs
+from kubesched.sdk import EXTENSION_POINT_HOOKS, OTHER_HOOKS, hookspecs
 
 HEADER = """# Hook reference
 
@@ -35,6 +35,7 @@ def hook_names() -> list[str]:
             if h not in out:
                 out.append(h)
     out.insert(2, "events_to_register")
+    out += [h for h in OTHER_HOOKS if h not in out]
     return out
 
 
@@ -43,6 +44,7 @@ def render() -> str:
     for point, hooks in EXTENSION_POINT_HOOKS.items():
         lines.append(f"| `{point}` | {', '.join(f'`{h}`' for h in hooks)} |\n")
     lines.append("| (any plugin) | `events_to_register` |\n")
+    lines.append("| (plugins enabled at filter or score) | `sign_pod` |\n")
     for name in hook_names():
         doc = inspect.getdoc(getattr(hookspecs, name)) or ""
         lines.append(f"\n## `{signature(name)}`\n\n{doc}\n")

@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from kubesched.sdk import EXTENSION_POINT_HOOKS
+from kubesched.sdk import EXTENSION_POINT_HOOKS, OTHER_HOOKS
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
@@ -27,7 +27,7 @@ HOOKS = GEN.hook_names()
 
 
 def test_every_extension_point_hook_is_listed() -> None:
-    listed = {h for hs in EXTENSION_POINT_HOOKS.values() for h in hs} | {"events_to_register"}
+    listed = {h for hs in EXTENSION_POINT_HOOKS.values() for h in hs} | set(OTHER_HOOKS)
     assert set(HOOKS) == listed
 
 

@@ -235,6 +235,21 @@ def test_unmarked_hook_methods_are_warned_about(ks):
     assert spec.extension_points == ["score"]
 
 
+def test_batch_form_without_the_per_node_form_is_warned_about(ks):
+    class OnlyBatch:
+        @hookimpl
+        def filter_batch(self, nodes):
+            return [None] * len(nodes)
+
+        @hookimpl
+        def score(self):
+            return 1
+
+    spec = ks.registry().register("OnlyBatch", OnlyBatch)
+    assert spec.warnings == ["filter_batch is used only beside filter (the reference form); implement filter too"]
+    assert spec.extension_points == ["score"]
+
+
 def test_unknown_plugin_suggests_a_name(ks):
     reg = ks.registry()
     with pytest.raises(UnknownPluginError) as ei:

@@ -82,9 +82,9 @@ def _pod(name: str, kind: int) -> dict[str, Any]:
     return obj
 
 
-def _drive(seed: int, reuse: bool, steps: int = 260) -> tuple[list[tuple[Any, ...]], int]:
+def _drive(seed: int, reuse: bool, steps: int = 260, batch: bool = True) -> tuple[list[tuple[Any, ...]], int]:
     """One randomized run; returns (per pod: name, node, status, message) and the number of
-    Filter plugin chains the framework ran."""
+    nodes the framework ran the Filter plugins on (one by one or in batches)."""
     rng = random.Random(seed)
     reg = Registry.discover()
     cfg = load_config_data({"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration"}, source="<test>", installed_plugins=reg.names())
@@ -93,14 +93,15 @@ def _drive(seed: int, reuse: bool, steps: int = 260) -> tuple[list[tuple[Any, ..
     fw = next(iter(sched.frameworks.values()))
     assert fw.reuse_results is reuse
     calls = 0
-    inner = fw.run_filter_plugins
+    inner_batch = fw.run_filter_plugins_batch
 
-    def counting(*a: Any, **k: Any) -> Status:
+    def counting_batch(state: Any, pod: Any, nodes: Any, *rest: Any) -> Any:
         nonlocal calls
-        calls += 1
-        return inner(*a, **k)
+        calls += len(nodes)
+        return inner_batch(state, pod, nodes, *rest)
 
-    fw.run_filter_plugins = counting  # type: ignore[method-assign]
+    fw.run_filter_plugins_batch = counting_batch  # type: ignore[method-assign]
+    fw.use_batch = batch
     sim.start(sched.on_cluster_event)
     n_nodes = 24
     for i in range(n_nodes):
@@ -139,8 +140,10 @@ def _drive(seed: int, reuse: bool, steps: int = 260) -> tuple[list[tuple[Any, ..
 @pytest.mark.parametrize("seed", [1, 2, 3, 4, 5, 6])
 def test_reuse_never_changes_a_decision(seed: int) -> None:
     with_reuse, calls_reuse = _drive(seed, True)
-    without, calls_plain = _drive(seed, False)
+    without, calls_plain = _drive(seed, False, batch=False)  # the reference: node by node
     assert with_reuse == without
+    batch_only, _ = _drive(seed, False)
+    assert batch_only == without
     statuses = {r[2] for r in without}
     assert "Scheduled" in statuses and "Unschedulable" in statuses  # both paths exercised
     # and reuse did skip work (not all: unsigned pods, nominated pods and changed nodes run

@@ -313,6 +313,11 @@ class Framework:
         self._reuse: dict[str, dict[Any, tuple[int, dict[Any, Any]]]] = {"filter": {}, "score": {}}
         self._signed_pod: Pod | None = None
         self._signed: dict[str, Any] = {}
+        #: batch forms (filter_batch / score_batch) of plugins that also have the per-node form
+        self.filter_batch: dict[str, Callable[..., Any]] = {}
+        self.score_batch: dict[str, Callable[..., Any]] = {}
+        #: use the batch forms (off while tracing: a trace shows every per-node call)
+        self.use_batch = True
 
     # construction ---------------------------------------------------------------------------
     @classmethod
@@ -476,8 +481,13 @@ class Framework:
             impl = sign_impls.get(name)
             if impl is not None:
                 self.signers[name] = _adapt(impl.function, impl.argnames, "sign_pod")
+        filter_names = {name for name, _ in self.filter}
+        self.filter_batch = {n: fn for n, fn in self._entries("filter", "filter_batch", None) if n in filter_names}
+        score_names = {name for name, _ in self.score}
+        self.score_batch = {n: fn for n, fn in self._entries("score", "score_batch", None) if n in score_names}
         if tracer is not None:
             self.reuse_results = False  # a trace shows every plugin call
+            self.use_batch = False
         # EnqueueExtensions of every plugin used in the profile (except QueueSort/Bind only)
         ev_impls = self._impls("events_to_register")
         for name in self.plugins:
@@ -646,6 +656,70 @@ class Framework:
                 return st
         return _SUCCESS
 
+    def batch_filters(self, state: CycleState, entries: list[Entry]) -> bool:
+        """Whether this cycle's Filter runs node chunks through :meth:`run_filter_plugins_batch`
+        (some active plugin has filter_batch; not in cycles that time each plugin call)."""
+        if not self.use_batch or not self.filter_batch or state.record_plugin_metrics:
+            return False
+        fb = self.filter_batch
+        return any(name in fb for name, _ in entries)
+
+    def run_filter_plugins_batch(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo], entries: list[Entry], use_batch: bool = True
+    ) -> list[Status] | Status:
+        """:meth:`run_filter_plugins` for each node of ``nodes``: one status per node. Plugins
+        run in order, each on the nodes that passed the ones before it, through filter_batch
+        when they have it (and ``use_batch``). A failing filter_batch call is an Error for the
+        cycle (returned alone)."""
+        batch = self.filter_batch if use_batch else {}
+        if not batch or not any(name in batch for name, _ in entries):
+            # node by node, every plugin on a node before the next node (as kube-scheduler);
+            # an Error stops the cycle at that node
+            run = self.run_filter_plugins
+            out = []
+            for ni in nodes:
+                st = run(state, pod, ni, entries)
+                if st.code is Code.ERROR:
+                    return st
+                out.append(st)
+            return out
+        results: list[Status] = [_SUCCESS] * len(nodes)
+        alive = list(range(len(nodes)))
+        success = Code.SUCCESS
+        for name, fn in entries:
+            if not alive:
+                break
+            sub = [nodes[i] for i in alive]
+            bfn = batch.get(name)
+            if bfn is not None:
+                try:
+                    outs = list(bfn(state, pod, sub))
+                except Exception as e:
+                    return _err("Filter", name, e)
+                if len(outs) != len(sub):
+                    return Status(Code.ERROR, f'running "{name}" filter plugin: filter_batch returned {len(outs)} results for {len(sub)} nodes', plugin=name)
+            else:
+                outs = []
+                for ni in sub:
+                    try:
+                        outs.append(fn(state, pod, ni))
+                    except Exception as e:
+                        outs.append(_Raised(_err("Filter", name, e)))
+            nxt = []
+            for i, st in zip(alive, outs):
+                if st is None or st.code is success:
+                    nxt.append(i)
+                    continue
+                if type(st) is _Raised:
+                    st = st.status  # as run_filter_plugins: the exception's status as it is
+                else:
+                    if not st.is_rejected():
+                        st = Status(Code.ERROR, f'running "{name}" filter plugin: {st.message}', error=st.error)
+                    st.plugin = name
+                results[i] = st
+            alive = nxt
+        return results
+
     def run_filter_plugins_with_nominated_pods(self, state: CycleState, pod: Pod, node_info: NodeInfo, entries: list[Entry] | None = None) -> Status:
         services = self.services
         nominated = services.nominated_pods_for_node(node_info.name) if services is not None else []
@@ -720,7 +794,22 @@ class Framework:
     def _raw_scores(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo], plugins: list[Entry]) -> list[list[int]] | Status:
         """Raw scores per plugin (in ``plugins`` order), one per node."""
         cols: list[list[int]] = []
+        batch = self.score_batch if self.use_batch and not state.record_plugin_metrics else {}
         for name, fn in plugins:
+            bfn = batch.get(name)
+            if bfn is not None:
+                try:
+                    out = bfn(state, pod, nodes)
+                except Exception as e:
+                    return _score_err(name, e)
+                if isinstance(out, Status):
+                    return _score_err(name, out)
+                got = list(out)
+                if len(got) != len(nodes) or any(type(v) is not int for v in got):
+                    bad = f"{len(got)} results for {len(nodes)} nodes" if len(got) != len(nodes) else f"{next(v for v in got if type(v) is not int)!r}, not an int"
+                    return Status(Code.ERROR, f'running Score plugins: plugin "{name}" failed with: score_batch returned {bad}', plugin=name)
+                cols.append(got)
+                continue
             raw: list[int] = []
             append = raw.append
             for ni in nodes:
@@ -746,24 +835,14 @@ class Framework:
         while the node's NodeInfo is unchanged, else computed and stored there."""
         weights = self.score_weights
         fixed = [(j, weights.get(name, 1)) for j, (name, _) in enumerate(plugins) if name not in self.normalize]
-        rows: list[tuple[int, ...]] = []
-        partials: list[int | None] = []
         get = reuse.get
-        for ni in nodes:
-            g = ni.generation
-            hit = get(ni)
-            if hit is None or hit[0] != g:
-                row = []
-                for name, fn in plugins:
-                    try:
-                        out = fn(state, pod, ni)
-                    except Exception as e:
-                        return _score_err(name, e)
-                    if type(out) is not int:
-                        out, st = _score_out(out)
-                        if not st.is_success():
-                            return _score_err(name, st)
-                    row.append(out)
+        misses = [ni for ni in nodes if (hit := get(ni)) is None or hit[0] != ni.generation]
+        if misses:
+            cols = self._raw_scores(state, pod, misses, plugins)
+            if isinstance(cols, Status):
+                return cols
+            for k, ni in enumerate(misses):
+                row = tuple(c[k] for c in cols)
                 partial: int | None = 0
                 for j, w in fixed:
                     v = row[j]
@@ -771,8 +850,11 @@ class Framework:
                         partial = None  # the full path reports it
                         break
                     partial += v * w  # type: ignore[operator]
-                hit = (g, tuple(row), partial)
-                reuse[ni] = hit
+                reuse[ni] = (ni.generation, row, partial)
+        rows: list[tuple[int, ...]] = []
+        partials: list[int | None] = []
+        for ni in nodes:
+            hit = reuse[ni]
             rows.append(hit[1])
             partials.append(hit[2])
         return rows, partials
@@ -1048,6 +1130,16 @@ def split_result(out: Any, result_type: type) -> tuple[Any, Status]:
 
 
 _UNSIGNED = object()
+
+
+class _Raised:
+    """A per-node Filter call that raised (its status is not wrapped again)."""
+
+    __slots__ = ("code", "status")
+
+    def __init__(self, status: Status) -> None:
+        self.status = status
+        self.code = status.code
 
 #: key of the memo of normalized score columns inside a score reuse table (node names are str)
 _NORMALIZED = ("normalized",)

@@ -67,9 +67,9 @@ def implemented_points(obj: Any) -> list[str]:
 def unmarked_hooks(obj: Any) -> list[str]:
     """Methods named like a hook but not marked with ``@hookimpl`` (a common mistake)."""
     marked = set(_hook_names(obj).values())
-    from kubesched.sdk import EXTENSION_POINT_HOOKS
+    from kubesched.sdk import EXTENSION_POINT_HOOKS, OTHER_HOOKS
 
-    names = {h for hs in EXTENSION_POINT_HOOKS.values() for h in hs} | {"events_to_register"}
+    names = {h for hs in EXTENSION_POINT_HOOKS.values() for h in hs} | set(OTHER_HOOKS)
     return sorted(n for n in names if n not in marked and callable(getattr(obj, n, None)))
 
 
@@ -190,6 +190,10 @@ class Registry:
                     "methods named like hooks but not marked with @hookimpl (they will not be called): "
                     + ", ".join(bad)
                 )
+            hooks = _hook_names(obj)
+            for batch, single in (("filter_batch", "filter"), ("score_batch", "score")):
+                if batch in hooks and single not in hooks:
+                    spec.warnings.append(f"{batch} is used only beside {single} (the reference form); implement {single} too")
 
     def register(self, name: str, factory: Any, *, distribution: str = "<in-process>", version: str = "") -> PluginSpec:
         """Add a plugin in-process (tests, the testing kit); replaces one of the same name."""

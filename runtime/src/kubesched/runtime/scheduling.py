@@ -213,16 +213,12 @@ class Scheduling:
         start = self.next_start_node_index % n
         if not fwk.has_filter_plugins():
             return [nodes[(start + i) % n] for i in range(to_find)]
-        feasible: list[NodeInfo] = []
-        statuses = diagnosis.node_to_status
         has_nominated = fwk.services is not None and fwk.services.has_nominated_pods()
         table: dict[Any, Any] | None = None
-        if has_nominated:
-            run = fwk.run_filter_plugins_with_nominated_pods
-            entries = None
-        else:
-            run = fwk.run_filter_plugins
-            entries = fwk.active_filters(state)
+        entries = fwk.active_filters(state)
+        batch = False
+        if not has_nominated:
+            batch = fwk.batch_filters(state, entries)
             if fwk.reuse_results:
                 sig = fwk.sign([name for name, _ in entries], pod)
                 if isinstance(sig, Status):
@@ -231,32 +227,57 @@ class Scheduling:
                     # an earlier pod with the same filter signature left each node's status
                     # here; it holds while the node's NodeInfo is unchanged
                     table = fwk.reuse_table("filter", sig, epoch)
-        get = table.get if table is not None else None
+        order = list(nodes[start:]) + list(nodes[:start]) if start else list(nodes)
+        feasible: list[NodeInfo] = []
+        statuses = diagnosis.node_to_status
         success, error = Code.SUCCESS, Code.ERROR
-        append = feasible.append
-        found = 0
-        for ni in nodes[start:] + nodes[:start] if start else nodes:  # type: ignore[operator]
-            if get is None:
-                st = run(state, pod, ni, entries)
+        i = 0
+        while i < n and len(feasible) < to_find:
+            # As many nodes as could still be needed: node by node, exactly the calls the
+            # sequential loop of kube-scheduler (parallelism 1) makes; batch forms get at least
+            # MIN_FILTER_CHUNK (their results past the cut are dropped below, never used).
+            size = to_find - len(feasible)
+            chunk = order[i : i + (max(size, self.MIN_FILTER_CHUNK) if batch else size)]
+            i += len(chunk)
+            sts: list[Any] = []
+            todo: list[int] = []
+            if table is None:
+                todo = list(range(len(chunk)))
+                sts = [None] * len(chunk)
             else:
-                hit = get(ni)
-                if hit is not None and hit[0] == ni.generation:
-                    st = hit[1]
+                get = table.get
+                for j, ni in enumerate(chunk):
+                    hit = get(ni)
+                    if hit is not None and hit[0] == ni.generation:
+                        sts.append(hit[1])
+                    else:
+                        sts.append(None)
+                        todo.append(j)
+            if todo:
+                if has_nominated:
+                    got: list[Status] | Status = [fwk.run_filter_plugins_with_nominated_pods(state, pod, chunk[j]) for j in todo]
                 else:
-                    st = run(state, pod, ni, entries)
-                    if st.code is not error:
-                        table[ni] = (ni.generation, st)  # type: ignore[index]
-            if st.code is success:
-                append(ni)
-                found += 1
-                if found >= to_find:
-                    break
-            elif st.code is error:
-                raise SchedulingError(st)
-            else:
-                statuses[ni.name] = st
-                diagnosis.add_plugin_status(st)
+                    got = fwk.run_filter_plugins_batch(state, pod, [chunk[j] for j in todo], entries, batch)
+                if isinstance(got, Status):
+                    raise SchedulingError(got)
+                for j, st in zip(todo, got):
+                    sts[j] = st
+                    if table is not None and st.code is not error:
+                        table[chunk[j]] = (chunk[j].generation, st)
+            for ni, st in zip(chunk, sts):
+                if st.code is success:
+                    feasible.append(ni)
+                    if len(feasible) >= to_find:
+                        break
+                elif st.code is error:
+                    raise SchedulingError(st)
+                else:
+                    statuses[ni.name] = st
+                    diagnosis.add_plugin_status(st)
         return feasible
+
+    #: the smallest chunk of nodes given to batch Filter forms at once
+    MIN_FILTER_CHUNK = 32
 
     def prioritize_nodes(
         self, fwk: Framework, state: CycleState, pod: Pod, nodes: list[NodeInfo], details: bool = False

@@ -31,7 +31,7 @@ from .handle import (
     ObjectNotFound,
     WaitingPod,
 )
-from .hookspecs import EXTENSION_POINT_HOOKS, PRIMARY_HOOKS
+from .hookspecs import EXTENSION_POINT_HOOKS, OTHER_HOOKS, PRIMARY_HOOKS
 from .objects import (
     DEFAULT_MEMORY_REQUEST,
     DEFAULT_MILLI_CPU_REQUEST,
@@ -75,6 +75,7 @@ __all__ = [
     "EXTENSION_POINT_HOOKS",
     "MAX_NODE_SCORE",
     "MIN_NODE_SCORE",
+    "OTHER_HOOKS",
     "PRIMARY_HOOKS",
     "ActionType",
     "AffinityTerm",

@@ -31,10 +31,10 @@ EXTENSION_POINT_HOOKS: dict[str, tuple[str, ...]] = {
     "preEnqueue": ("pre_enqueue",),
     "queueSort": ("queue_sort_less",),
     "preFilter": ("pre_filter", "pre_filter_add_pod", "pre_filter_remove_pod"),
-    "filter": ("filter",),
+    "filter": ("filter", "filter_batch"),
     "postFilter": ("post_filter",),
     "preScore": ("pre_score",),
-    "score": ("score", "normalize_score"),
+    "score": ("score", "score_batch", "normalize_score"),
     "reserve": ("reserve", "unreserve"),
     "permit": ("permit",),
     "preBind": ("pre_bind",),
@@ -57,6 +57,11 @@ PRIMARY_HOOKS: dict[str, tuple[str, ...]] = {
     "bind": ("bind",),
     "postBind": ("post_bind",),
 }
+
+
+#: Hooks outside the extension point table: any plugin may implement ``events_to_register``;
+#: ``sign_pod`` is asked of the plugins enabled at filter and score.
+OTHER_HOOKS: tuple[str, ...] = ("events_to_register", "sign_pod")
 
 
 @hookspec
@@ -157,6 +162,21 @@ def filter(state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
 
 
 @hookspec
+def filter_batch(state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Sequence[Status | None]:
+    """Filter for many nodes in one call: one result per node of ``nodes``, in order, each
+    what :func:`filter` would return for that node. Optional, and only beside ``filter``
+    (which stays the reference: preemption, nominated pods and ``kubesched explain`` call it):
+    a plugin implements it when one loop over the nodes is cheaper than a call per node.
+
+    The framework calls it on chunks of the candidate nodes, in the scheduling order, with only
+    the nodes that passed the plugins before this one; it keeps kube-scheduler's semantics
+    (the first plugin that does not succeed decides for a node; the search stops once enough
+    feasible nodes are found, and results for nodes past that point are discarded). A result
+    list of the wrong length, or an exception, is an Error for the cycle.
+    """
+
+
+@hookspec
 def post_filter(state: CycleState, pod: Pod, filtered_node_status: Mapping[str, Status]) -> Any:
     """PostFilter: called only when no node passed Filter (e.g. to preempt other pods).
 
@@ -210,6 +230,16 @@ def score(state: CycleState, pod: Pod, node_info: NodeInfo) -> Any:
     in ``0..100``; the framework multiplies it by the plugin's weight and sums over plugins. The
     node with the highest total wins; ties are broken at random. A Status other than Success
     fails the cycle with an error.
+    """
+
+
+@hookspec
+def score_batch(state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Sequence[int] | Status:
+    """Score for many nodes in one call: one ``int`` per node of ``nodes``, in order, equal to
+    what :func:`score` returns for that node, or a Status with code Error. Optional, and only
+    beside ``score`` (the reference, which ``kubesched explain`` and cycles that time each
+    plugin call use). A result of the wrong length or with a non-int, or an exception, is an
+    Error for the cycle.
     """
 
 

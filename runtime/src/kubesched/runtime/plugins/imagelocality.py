@@ -12,7 +12,7 @@ which the runtime fills from ``node.status.images``, keyed by every name an imag
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping
+from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
 from kubesched.sdk import MAX_NODE_SCORE, CycleState, ImageStateSummary, NodeInfo, Pod, hookimpl
@@ -84,19 +84,31 @@ class ImageLocality:
         # results across a change of the node set or of a node's images.
         return _pod_images(pod)
 
-    @hookimpl
-    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int:
-        total_num_nodes = len(self.handle.snapshot().list())
+    def _images(self, state: CycleState, pod: Pod) -> tuple[tuple[str, ...], int]:
         images = state.get(_IMAGES_STATE_KEY)
-        if images is None:  # first node of the cycle: normalize the pod's image names once
+        if images is None:  # first call of the cycle: normalize the pod's image names once
             images = _pod_images(pod)
             state.write(_IMAGES_STATE_KEY, images)
-        names, num_containers = images
-        image_states = node_info.image_states
-        total = 0
-        if image_states:
-            for name in names:
-                st = image_states.get(name)
-                if st is not None:
-                    total += scaled_image_score(st, total_num_nodes)
-        return calculate_priority(total, num_containers)
+        return images  # type: ignore[no-any-return]
+
+    @hookimpl
+    def score_batch(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> list[int]:
+        total_num_nodes = len(self.handle.snapshot().list())
+        names, num_containers = self._images(state, pod)
+        return [_node_score(ni, names, num_containers, total_num_nodes) for ni in nodes]
+
+    @hookimpl
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int:
+        names, num_containers = self._images(state, pod)
+        return _node_score(node_info, names, num_containers, len(self.handle.snapshot().list()))
+
+
+def _node_score(node_info: NodeInfo, names: tuple[str, ...], num_containers: int, total_num_nodes: int) -> int:
+    image_states = node_info.image_states
+    total = 0
+    if image_states:
+        for name in names:
+            st = image_states.get(name)
+            if st is not None:
+                total += scaled_image_score(st, total_num_nodes)
+    return calculate_priority(total, num_containers)

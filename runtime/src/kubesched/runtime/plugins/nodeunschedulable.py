@@ -10,6 +10,7 @@ The v1.35+ SignPod (pod signatures for batching) has no counterpart in kubesched
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from kubesched.sdk import (
@@ -106,6 +107,19 @@ class NodeUnschedulable:
     def sign_pod(self, pod: Pod) -> bool:
         # Filter reads only whether the pod tolerates the unschedulable taint.
         return _tolerates_unschedulable(pod)
+
+    @hookimpl
+    def filter_batch(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> list[Status | None]:
+        tolerates: bool | None = None
+        out: list[Status | None] = []
+        for ni in nodes:
+            if not ni.node.unschedulable:
+                out.append(None)
+                continue
+            if tolerates is None:
+                tolerates = _tolerates_unschedulable(pod)
+            out.append(None if tolerates else Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_UNSCHEDULABLE))
+        return out
 
     @hookimpl
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:

@@ -34,6 +34,7 @@ from kubesched.sdk import (
     QueueingHint,
     StateData,
     Status,
+    Taint,
     Toleration,
     find_untolerated_taint,
     freeze,
@@ -132,6 +133,18 @@ class TaintToleration:
         return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_UNTOLERATED)
 
     @hookimpl
+    def filter_batch(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> list[Status | None]:
+        tolerations = pod.tolerations
+        out: list[Status | None] = []
+        for ni in nodes:
+            taints = ni.node.taints
+            if not taints or find_untolerated_taint(taints, tolerations, _DO_NOT_SCHEDULE) is None:
+                out.append(None)
+            else:
+                out.append(Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_UNTOLERATED))
+        return out
+
+    @hookimpl
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:
         # An empty effect means all effects, PreferNoSchedule included.
         tolerations = tuple(t for t in pod.tolerations if not t.effect or t.effect == _PREFER_NO_SCHEDULE)
@@ -150,18 +163,15 @@ class TaintToleration:
             return 0, Status(Code.ERROR, msg)
         if not taints:
             return 0
-        # countIntolerableTaintsPreferNoSchedule
+        return _count_intolerable(taints, s.tolerations_prefer_no_schedule)
+
+    @hookimpl
+    def score_batch(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> list[Any] | Status:
+        s = state.get(PRE_SCORE_STATE_KEY)
+        if not isinstance(s, _PreScoreState):
+            return [self.score(state, pod, ni) for ni in nodes]  # the per-node error
         tolerations = s.tolerations_prefer_no_schedule
-        count = 0
-        for taint in taints:
-            if taint.effect != _PREFER_NO_SCHEDULE:
-                continue
-            for tol in tolerations:
-                if tol.tolerates(taint):
-                    break
-            else:
-                count += 1
-        return count
+        return [_count_intolerable(taints, tolerations) if (taints := ni.node.taints) else 0 for ni in nodes]
 
     @hookimpl
     def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status | None:
@@ -169,3 +179,15 @@ class TaintToleration:
         return default_normalize_score(MAX_NODE_SCORE, True, scores)
 
 
+def _count_intolerable(taints: Sequence[Taint], tolerations: Sequence[Toleration]) -> int:
+    """countIntolerableTaintsPreferNoSchedule."""
+    count = 0
+    for taint in taints:
+        if taint.effect != _PREFER_NO_SCHEDULE:
+            continue
+        for tol in tolerations:
+            if tol.tolerates(taint):
+                break
+        else:
+            count += 1
+    return count

@@ -16,7 +16,7 @@ Go: it never rejects a pod.
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable
+from collections.abc import Hashable, Sequence
 from typing import Any
 
 from kubesched.sdk import MAX_NODE_SCORE, CycleState, NodeInfo, Pod, StateData, Status, hookimpl
@@ -112,13 +112,21 @@ class BalancedAllocation:
     def sign_pod(self, pod: Pod) -> Hashable:
         return resources_signature(pod)
 
-    @hookimpl
-    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Any:
+    def _pod_requests(self, state: CycleState, pod: Pod) -> list[int] | None:
+        """The pod's requests from PreScore, or computed; None for a best-effort pod scored
+        without PreScore (its score is 0)."""
         s = state.get(PRE_SCORE_STATE_KEY)
         if type(s) is _PreScoreState:
-            reqs = s.pod_requests
-        else:
-            reqs = self.scorer.calculate_pod_resource_request_list(pod)
-            if self.scorer.is_best_effort_pod(reqs):
-                return 0
-        return self.scorer.score(node_info, reqs)
+            return s.pod_requests
+        reqs = self.scorer.calculate_pod_resource_request_list(pod)
+        return None if self.scorer.is_best_effort_pod(reqs) else reqs
+
+    @hookimpl
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Any:
+        reqs = self._pod_requests(state, pod)
+        return 0 if reqs is None else self.scorer.score(node_info, reqs)
+
+    @hookimpl
+    def score_batch(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> list[Any] | Status:
+        reqs = self._pod_requests(state, pod)
+        return [0] * len(nodes) if reqs is None else self.scorer.score_many(nodes, reqs)

@@ -372,6 +372,24 @@ class Fit:
                 code = Code.UNSCHEDULABLE_AND_UNRESOLVABLE
         return Status(code, *reasons)
 
+    @hookimpl
+    def filter_batch(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> list[Status | None]:
+        s = state.get(PRE_FILTER_STATE_KEY)
+        if type(s) is not _PreFilterState:
+            return [self.filter(state, pod, ni) for ni in nodes]
+        out: list[Status | None] = []
+        for ni in nodes:
+            insufficient = _check(s, ni)
+            if insufficient is None:
+                out.append(None)
+                continue
+            code = Code.UNSCHEDULABLE
+            for r in insufficient:
+                if r.unresolvable:
+                    code = Code.UNSCHEDULABLE_AND_UNRESOLVABLE
+            out.append(Status(code, *[r.reason for r in insufficient]))
+        return out
+
     # PreScore / Score --------------------------------------------------------------------------
     @hookimpl
     def pre_score(self, state: CycleState, pod: Pod) -> Status | None:
@@ -389,6 +407,12 @@ class Fit:
         else:
             reqs = self.scorer.calculate_pod_resource_request_list(pod)
         return self.scorer.score(node_info, reqs)
+
+    @hookimpl
+    def score_batch(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> list[Any] | Status:
+        s = state.get(PRE_SCORE_STATE_KEY)
+        reqs = s.pod_requests if type(s) is _PreScoreState else self.scorer.calculate_pod_resource_request_list(pod)
+        return self.scorer.score_many(nodes, reqs)
 
     # EnqueueExtensions -------------------------------------------------------------------------
     @hookimpl

@@ -121,6 +121,24 @@ class ResourceAllocationScorer:
             req_list[i] = r
         return self.scorer(req_list, alloc_list)
 
+    def score_many(self, nodes: Sequence[NodeInfo], pod_requests: Sequence[int]) -> list[Any] | Status:
+        """:meth:`score` for each node (the batch form); a Status when no resources are set."""
+        if not self._cpu_mem:
+            if not self._kinds:
+                return Status(Code.ERROR, "resources not found")
+            return [self.score(ni, pod_requests) for ni in nodes]
+        scorer = self.scorer
+        p0, p1 = pod_requests[0], pod_requests[1]
+        use_requested = self.use_requested
+        out = []
+        for ni in nodes:
+            alloc = ni.allocatable
+            req = ni.requested if use_requested else ni.non_zero_requested
+            a0 = alloc.milli_cpu
+            a1 = alloc.memory
+            out.append(scorer([req.milli_cpu + p0 if a0 else 0, req.memory + p1 if a1 else 0], [a0, a1]))
+        return out
+
     def calculate_resource_allocatable_request(
         self, node_info: NodeInfo, resource: str, pod_request: int
     ) -> tuple[int, int]:
