@@ -9,14 +9,16 @@ A pod held at Permit holds no thread: its binding cycle starts when it is allowe
 
 from __future__ import annotations
 
+import functools
 import heapq
 import itertools
 import logging
+import queue
 import threading
 import time
 from collections import deque
 from collections.abc import Callable, Mapping
-from concurrent.futures import Executor, ThreadPoolExecutor
+from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import Any
 
@@ -74,6 +76,44 @@ class InlineExecutor(Executor):
     def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
         fn(*args, **kwargs)
         return None
+
+
+class WorkerPool(Executor):
+    """``size`` threads taking work from a SimpleQueue (C; no Condition per item as in
+    ThreadPoolExecutor): the binding cycles. The threads start with the first submit; an
+    exception is logged (the binding cycle handles its own failures)."""
+
+    def __init__(self, size: int, name: str) -> None:
+        self.size = size
+        self.name = name
+        self._q: queue.SimpleQueue[tuple[Callable[..., Any], tuple[Any, ...]] | None] = queue.SimpleQueue()
+        self._threads: list[threading.Thread] = []
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+        if not self._threads:
+            self._threads = [threading.Thread(target=self._work, name=f"{self.name}-{i}", daemon=True) for i in range(self.size)]
+            for t in self._threads:
+                t.start()
+        self._q.put((functools.partial(fn, **kwargs) if kwargs else fn, args))
+        return None
+
+    def _work(self) -> None:
+        while True:
+            item = self._q.get()
+            if item is None:
+                return
+            fn, args = item
+            try:
+                fn(*args)
+            except Exception:
+                log.exception("%s worker: unexpected error", self.name)
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        for _ in self._threads:
+            self._q.put(None)
+        if wait:
+            for t in self._threads:
+                t.join()
 
 
 @dataclass
@@ -137,11 +177,12 @@ class Scheduler:
         self.waiting_pods: dict[str, WaitingPodImpl] = {}
         self._inbox: deque[Any] = deque()
         self._cv = threading.Condition()
+        self._sleeping = False
         self._timers: list[tuple[float, int, Callable[[], None]]] = []
         self._timer_seq = itertools.count()
         self._inflight_bindings = 0
         self._stopping = False
-        self._executor = executor or (InlineExecutor() if simulated else ThreadPoolExecutor(max_workers=16, thread_name_prefix="binding"))
+        self._executor = executor or (InlineExecutor() if simulated else WorkerPool(16, "binding"))
         self.pod_deletions = 0
         services = FrameworkServices(
             snapshot=self.cache.update_snapshot,
@@ -185,9 +226,12 @@ class Scheduler:
 
     # plumbing -----------------------------------------------------------------------------------
     def _post(self, item: Any) -> None:
-        with self._cv:
-            self._inbox.append(item)
-            self._cv.notify()
+        # deque.append is atomic; the loop is woken only when it sleeps (it sets _sleeping
+        # under the lock before it looks at the inbox, so a post is never missed)
+        self._inbox.append(item)
+        if self._sleeping:
+            with self._cv:
+                self._cv.notify()
 
     def _add_timer_threadsafe(self, deadline: float, fn: Callable[[], None]) -> None:
         self._post(("timer", deadline, fn))
@@ -214,11 +258,12 @@ class Scheduler:
     # events -------------------------------------------------------------------------------------
     def _drain(self) -> bool:
         did = False
+        popleft = self._inbox.popleft
         while True:
-            with self._cv:
-                if not self._inbox:
-                    return did
-                item = self._inbox.popleft()
+            try:
+                item = popleft()
+            except IndexError:
+                return did
             did = True
             if callable(item):
                 item()
@@ -386,8 +431,10 @@ class Scheduler:
             if nxt is not None:
                 timeout = max(0.0, min(timeout, nxt - self.clock.now()))
             with self._cv:
+                self._sleeping = True
                 if not self._inbox and not stop.is_set():
                     self._cv.wait(timeout)
+                self._sleeping = False
         self.shutdown()
 
     def wake(self) -> None:
@@ -400,7 +447,7 @@ class Scheduler:
         for wp in list(self.waiting_pods.values()):
             wp.reject("", "scheduler is shutting down")
         self._drain()
-        if isinstance(self._executor, ThreadPoolExecutor):
+        if not isinstance(self._executor, InlineExecutor):
             self._executor.shutdown(wait=wait)
         self._drain()
 

@@ -550,7 +550,9 @@ class KubernetesCluster:
                 continue
             fs = "status.phase!=Succeeded,status.phase!=Failed" if kind == "Pod" else None
             self.informers[kind] = Informer(client, kind, gv, plural, field_selector=fs)
-        self._writes: queue.Queue[Callable[[], None] | None] = queue.Queue()
+        self._writes: queue.SimpleQueue[Callable[[], None] | None] = queue.SimpleQueue()
+        self._writes_pending = 0  # queued or being sent (flush waits for 0)
+        self._writes_lock = threading.Lock()
         #: events and status writes go through a small pool, off the scheduling loop
         self._writers = [
             threading.Thread(target=self._write_loop, name=f"status-writer-{i}", daemon=True) for i in range(writers)
@@ -704,16 +706,21 @@ class KubernetesCluster:
     #: ``flush``'s timeout.
     write_retry_seconds = 120.0
 
+    def _queue_write(self, fn: Callable[[], None]) -> None:
+        with self._writes_lock:
+            self._writes_pending += 1
+        self._writes.put(fn)
+
     def _write_loop(self) -> None:
         while True:
             fn = self._writes.get()
             if fn is None:
-                self._writes.task_done()
                 return
             try:
                 self._write_one(fn)
             finally:
-                self._writes.task_done()
+                with self._writes_lock:
+                    self._writes_pending -= 1
 
     def _write_one(self, fn: Callable[[], None]) -> None:
         deadline = time.monotonic() + self.write_retry_seconds
@@ -773,7 +780,7 @@ class KubernetesCluster:
             self.client.request("POST", f"/apis/events.k8s.io/v1/namespaces/{ns}/events", body=body, limit="events")
             self.stats["events"] += 1
 
-        self._writes.put(write)
+        self._queue_write(write)
 
     def update_pod_condition(self, pod: Pod, condition: Mapping[str, Any], nominated_node_name: str | None) -> None:
         cond = {"lastProbeTime": None, "lastTransitionTime": _now_rfc3339(), **condition}
@@ -786,7 +793,7 @@ class KubernetesCluster:
         def write() -> None:
             self.client.request("PATCH", path, body=patch, content_type="application/strategic-merge-patch+json")
 
-        self._writes.put(write)
+        self._queue_write(write)
 
     def annotate_pod(self, pod: Pod, annotations: Mapping[str, str]) -> None:
         path = f"/api/v1/namespaces/{pod.namespace}/pods/{pod.name}"
@@ -795,10 +802,10 @@ class KubernetesCluster:
         def write() -> None:
             self.client.request("PATCH", path, body=patch, content_type="application/merge-patch+json")
 
-        self._writes.put(write)
+        self._queue_write(write)
 
     def flush(self, timeout: float = 10.0) -> None:
         """Wait (at most ``timeout`` seconds) until queued events and status writes are sent."""
         deadline = time.monotonic() + timeout
-        while self._writes.unfinished_tasks and time.monotonic() < deadline:
+        while self._writes_pending and time.monotonic() < deadline:
             time.sleep(0.02)
