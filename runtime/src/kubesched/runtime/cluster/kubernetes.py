@@ -144,6 +144,17 @@ class KubeClient:
         self.api = kclient.ApiClient(cfg)
         self.pool = self.api.rest_client.pool_manager
         self.host = cfg.host.rstrip("/")
+        import urllib3
+
+        # Requests go straight to the API server's connection pool: the PoolManager's per-call
+        # URL parsing, pool lookup and Retry objects cost more than the request itself in
+        # Python. (Behind a proxy the PoolManager path is kept: it adds the proxy headers.)
+        self._conn_pool: Any = None
+        if type(self.pool) is urllib3.PoolManager:
+            self._conn_pool = self.pool.connection_from_url(self.host)
+        self._no_retries = urllib3.Retry(total=False, redirect=False)
+        self._timeouts: dict[float | None, Any] = {}
+        self._static_auth: str | None = None  # the token, when no refresh hook can change it
         self.limiter = RateLimiter(qps, burst)
         #: kube-scheduler gives its event broadcaster a client of its own (same qps/burst), so
         #: events never take binding's budget; so do we.
@@ -155,6 +166,10 @@ class KubeClient:
             h["Content-Type"] = content_type
         cfg = self.configuration
         hook = getattr(cfg, "refresh_api_key_hook", None)
+        if hook is None and self._static_auth is not None:
+            if self._static_auth:
+                h["Authorization"] = self._static_auth
+            return h
         if hook is not None:
             hook(cfg)
         token = None
@@ -164,6 +179,8 @@ class KubeClient:
             token = cfg.get_api_key_with_prefix("BearerToken") or cfg.get_api_key_with_prefix("authorization")
         if token:
             h["Authorization"] = token
+        if hook is None:
+            self._static_auth = token or ""
         return h
 
     def request(
@@ -191,10 +208,25 @@ class KubeClient:
         if body is not None:
             data = json.dumps(body).encode()
             content_type = content_type or "application/json"
-        import urllib3
+        t = self._timeouts.get(timeout)
+        if t is None:
+            import urllib3
 
-        t = urllib3.Timeout(connect=10.0, read=timeout) if timeout is not None else urllib3.Timeout(connect=10.0, read=None)
-        resp = self.pool.request(method, url, body=data, headers=self._headers(content_type), preload_content=not stream, timeout=t, retries=False)
+            t = self._timeouts[timeout] = urllib3.Timeout(connect=10.0, read=timeout)
+        if self._conn_pool is not None:
+            resp = self._conn_pool.urlopen(
+                method,
+                url[len(self.host) :],
+                body=data,
+                headers=self._headers(content_type),
+                preload_content=not stream,
+                timeout=t,
+                retries=self._no_retries,
+                redirect=False,
+                assert_same_host=False,
+            )
+        else:
+            resp = self.pool.request(method, url, body=data, headers=self._headers(content_type), preload_content=not stream, timeout=t, retries=False)
         if resp.status >= 400:
             raw = resp.data if not stream else resp.read()
             try:
