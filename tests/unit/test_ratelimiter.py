@@ -56,3 +56,31 @@ def test_zero_qps_means_no_limit(clock: FakeTime) -> None:
     for _ in range(100):
         lim.acquire()
     assert clock.sleeps == []
+
+
+# the other small pieces of the API client --------------------------------------------------------
+def test_rfc3339_timestamps_match_the_clock() -> None:
+    import datetime as dt
+    import time
+
+    before = time.time()
+    plain, micro = k._now_rfc3339(), k._now_rfc3339(micro=True)
+    after = time.time()
+    assert plain.endswith("Z") and len(plain) == 20
+    t = dt.datetime.fromisoformat(micro.replace("Z", "+00:00")).timestamp()
+    assert before - 1e-6 <= t <= after + 1e-6
+    assert micro[:19] >= plain[:19]  # the same second, or the next one
+
+
+def test_connection_stack_is_a_bounded_lifo_that_never_blocks() -> None:
+    import queue
+
+    s = k._ConnStack(2)
+    assert s.qsize() == 2 and s.get() is None and s.get() is None  # urllib3's placeholders
+    with pytest.raises(queue.Empty):
+        s.get(block=False)
+    s.put("a")
+    s.put("b")
+    with pytest.raises(queue.Full):
+        s.put("c", block=False)
+    assert s.get() == "b" and s.get() == "a"

@@ -15,7 +15,6 @@ connection pool, with raw JSON (no model classes) on every call.
 
 from __future__ import annotations
 
-import datetime as _dt
 import json
 import logging
 import os
@@ -125,6 +124,30 @@ class RateLimiter:
             time.sleep(wait)
 
 
+class _ConnStack:
+    """The idle connections of a non-blocking urllib3 pool, without ``queue.LifoQueue``'s
+    Conditions (two notifies per request): list pop/append are atomic. Like the pool's own
+    queue it starts with ``maxsize`` placeholders (urllib3 makes a connection for each)."""
+
+    def __init__(self, maxsize: int) -> None:
+        self.maxsize = maxsize
+        self._items: list[Any] = [None] * maxsize
+
+    def get(self, block: bool = True, timeout: float | None = None) -> Any:
+        try:
+            return self._items.pop()
+        except IndexError:
+            raise queue.Empty from None
+
+    def put(self, item: Any, block: bool = True, timeout: float | None = None) -> None:
+        if len(self._items) >= self.maxsize:
+            raise queue.Full
+        self._items.append(item)
+
+    def qsize(self) -> int:
+        return len(self._items)
+
+
 class KubeClient:
     """Raw JSON requests over the kubernetes client's configured connection pool."""
 
@@ -152,6 +175,8 @@ class KubeClient:
         self._conn_pool: Any = None
         if type(self.pool) is urllib3.PoolManager:
             self._conn_pool = self.pool.connection_from_url(self.host)
+            if not self._conn_pool.block and isinstance(self._conn_pool.pool, queue.LifoQueue):
+                self._conn_pool.pool = _ConnStack(self._conn_pool.pool.maxsize)
         self._no_retries = urllib3.Retry(total=False, redirect=False)
         self._timeouts: dict[float | None, Any] = {}
         self._static_auth: str | None = None  # the token, when no refresh hook can change it
@@ -194,7 +219,10 @@ class KubeClient:
         timeout: float | None = 30.0,
         stream: bool = False,
         limit: bool | str = True,
+        decode: bool = True,
     ) -> Any:
+        """One API request; the decoded JSON response (``{}`` with ``decode=False``, for writes
+        whose echo nobody reads), or the streaming response. Errors raise ApiError."""
         if limit == "events":
             self.event_limiter.acquire()
         elif limit:
@@ -238,9 +266,10 @@ class KubeClient:
             raise ApiError(resp.status, parsed, method, path)
         if stream:
             return resp
-        if not resp.data:
+        data = resp.data
+        if not data or not decode:
             return {}
-        return json.loads(resp.data)
+        return json.loads(data)
 
 
 def _retryable(e: BaseException) -> bool:
@@ -251,11 +280,21 @@ def _retryable(e: BaseException) -> bool:
     return isinstance(e, (urllib3.exceptions.HTTPError, socket.timeout, ConnectionError, TimeoutError, OSError))
 
 
+_second_cache: tuple[int, str] = (0, "")
+
+
 def _now_rfc3339(micro: bool = False) -> str:
-    d = _dt.datetime.now(tz=_dt.UTC)
+    """Now in RFC 3339 (UTC), with microseconds when ``micro``; the seconds part is formatted
+    once per second."""
+    global _second_cache
+    now = time.time()
+    sec = int(now)
+    cached = _second_cache
+    if cached[0] != sec:
+        cached = _second_cache = (sec, time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(sec)))
     if micro:
-        return d.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-    return d.strftime("%Y-%m-%dT%H:%M:%SZ")
+        return f"{cached[1]}.{int((now - sec) * 1e6):06d}Z"
+    return cached[1] + "Z"
 
 
 def _strip(obj: Any) -> None:
@@ -809,7 +848,7 @@ class KubernetesCluster:
             body["related"] = {"apiVersion": related.get("apiVersion", "v1"), "kind": related.get("kind"), "name": rmd.get("name"), "namespace": rmd.get("namespace"), "uid": rmd.get("uid")}
 
         def write() -> None:
-            self.client.request("POST", f"/apis/events.k8s.io/v1/namespaces/{ns}/events", body=body, limit="events")
+            self.client.request("POST", f"/apis/events.k8s.io/v1/namespaces/{ns}/events", body=body, limit="events", decode=False)
             self.stats["events"] += 1
 
         self._queue_write(write)
