@@ -214,13 +214,41 @@ def _run(cls: Any, nodes: list[dict[str, Any]], pods: list[dict[str, Any]], batc
 
 
 def _run_untraced(cls: Any) -> Any:
-    return next(iter(_sched(cls, _nodes(6), [make_pod().name("p").label("want", "a").obj()]).results.values()))
+    return next(iter(_sched(cls, _nodes(6), [make_pod().name("p").label("want", "a").obj()], batch=True).results.values()))
 
 
-def test_batch_of_the_wrong_length_is_an_error_for_the_cycle() -> None:
+def test_failing_filter_batch_falls_back_to_the_per_node_form(caplog: pytest.LogCaptureFixture) -> None:
+    # the chunk may reach past the nodes kube-scheduler would evaluate: the per-node form decides
     r = _run_untraced(WrongLength)
+    assert r.status == "Scheduled"
+    assert r.node in {f"n{i:03}" for i in range(6) if i % 3}
+    assert 'filter_batch of plugin "B" failed (ValueError: 1 results for 6 nodes); using its filter for these nodes' in caplog.text
+
+
+def test_score_batch_errors_match_the_per_node_form() -> None:
+    from kubesched.runtime.plugins.tainttoleration import TaintToleration
+
+    plugin = build_plugin(TaintToleration, None, make_handle(_nodes(2)))
+    from kubesched.sdk import Pod
+
+    state, pod = CycleState(), Pod(make_pod().name("p").obj())
+    infos = list(make_handle(_nodes(2)).snapshot().list())
+    batch = plugin.score_batch(state, pod, infos)  # no PreScore state
+    one = plugin.score(state, pod, infos[0])
+    assert isinstance(batch, Status) and batch.code is Code.ERROR
+    assert batch.message == one[1].message
+
+
+class ReturnsNone(Batched):
+    @hookimpl
+    def score_batch(self, nodes: Any) -> Any:
+        return None
+
+
+def test_score_batch_returning_nothing_is_an_error_for_the_cycle() -> None:
+    r = _run_untraced(ReturnsNone)
     assert r.status == "Error"
-    assert 'running "B" filter plugin: filter_batch returned 1 results for 6 nodes' in r.message
+    assert 'running Score plugins: plugin "B" failed with: TypeError' in r.message
 
 
 def test_batch_score_exception_is_an_error_for_the_cycle() -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from kubesched.runtime.cluster import kubernetes as k
@@ -84,3 +86,27 @@ def test_connection_stack_is_a_bounded_lifo_that_never_blocks() -> None:
     with pytest.raises(queue.Full):
         s.put("c", block=False)
     assert s.get() == "b" and s.get() == "a"
+
+
+def test_a_path_in_the_server_url_prefixes_every_request(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    kubeconfig = tmp_path / "kubeconfig"
+    kubeconfig.write_text(
+        "apiVersion: v1\nkind: Config\ncurrent-context: c\n"
+        "clusters: [{name: c, cluster: {server: 'https://127.0.0.1:6443/k8s/clusters/c-1', insecure-skip-tls-verify: true}}]\n"
+        "users: [{name: u, user: {token: abc}}]\n"
+        "contexts: [{name: c, context: {cluster: c, user: u}}]\n"
+    )
+    client = k.KubeClient(str(kubeconfig), qps=0)
+    sent: list[tuple[str, str, Any]] = []
+
+    class Resp:
+        status = 200
+        data = b'{"kind": "PodList"}'
+
+    def urlopen(method: str, url: str, **kw: Any) -> Resp:
+        sent.append((method, url, kw["headers"].get("Authorization")))
+        return Resp()
+
+    monkeypatch.setattr(client._conn_pool, "urlopen", urlopen)
+    assert client.request("GET", "/api/v1/pods", query={"limit": 5}) == {"kind": "PodList"}
+    assert sent == [("GET", "/k8s/clusters/c-1/api/v1/pods?limit=5", "Bearer abc")]

@@ -224,6 +224,19 @@ def test_sign_pod_exception_is_an_error_for_that_pod() -> None:
     assert res.node("good") == "n1"
 
 
+class UnhashableSigner(CountingFilter):
+    @hookimpl
+    def sign_pod(self, pod: Any) -> Any:
+        return [pod.labels.get("want", "")]
+
+
+def test_unhashable_signature_is_a_clear_error() -> None:
+    nodes = [make_node().name("n1").capacity(cpu="4", memory="8Gi").label("kind", "").obj()]
+    res, _plugin = _counting_run(UnhashableSigner, nodes=nodes, pods=[make_pod().name("p").obj()])
+    assert res.status("p") == "Error"
+    assert 'running SignPod plugin "UnhashableSigner": sign_pod returned an unhashable list (see kubesched.sdk.freeze)' in res.message("p")
+
+
 def test_tracing_turns_reuse_off() -> None:
     reg = Registry.discover()
     cfg = load_config_data({"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration"}, source="<test>", installed_plugins=reg.names())

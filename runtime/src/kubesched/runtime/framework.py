@@ -526,6 +526,11 @@ class Framework:
                     return None
                 try:
                     frag = fn(pod)
+                    hash(frag)
+                except TypeError as e:
+                    if "unhashable" not in str(e):
+                        return Status(Code.ERROR, f'running SignPod plugin "{name}": {type(e).__name__}: {e}', plugin=name, error=e)
+                    return Status(Code.ERROR, f'running SignPod plugin "{name}": sign_pod returned an unhashable {type(frag).__name__} (see kubesched.sdk.freeze)', plugin=name)
                 except Exception as e:
                     return Status(Code.ERROR, f'running SignPod plugin "{name}": {type(e).__name__}: {e}', plugin=name, error=e)
                 memo[name] = frag
@@ -691,14 +696,19 @@ class Framework:
                 break
             sub = [nodes[i] for i in alive]
             bfn = batch.get(name)
+            outs = None
             if bfn is not None:
                 try:
                     outs = list(bfn(state, pod, sub))
+                    if len(outs) != len(sub):
+                        raise ValueError(f"{len(outs)} results for {len(sub)} nodes")
                 except Exception as e:
-                    return _err("Filter", name, e)
-                if len(outs) != len(sub):
-                    return Status(Code.ERROR, f'running "{name}" filter plugin: filter_batch returned {len(outs)} results for {len(sub)} nodes', plugin=name)
-            else:
+                    # The chunk may reach past the nodes kube-scheduler would look at: let the
+                    # per-node form decide node by node (an error counts only where the
+                    # ordered walk gets to it).
+                    log.warning('filter_batch of plugin "%s" failed (%s: %s); using its filter for these nodes', name, type(e).__name__, e)
+                    outs = None
+            if outs is None:
                 outs = []
                 for ni in sub:
                     try:
@@ -800,11 +810,11 @@ class Framework:
             if bfn is not None:
                 try:
                     out = bfn(state, pod, nodes)
+                    if isinstance(out, Status):
+                        return _score_err(name, out)
+                    got = list(out)
                 except Exception as e:
                     return _score_err(name, e)
-                if isinstance(out, Status):
-                    return _score_err(name, out)
-                got = list(out)
                 if len(got) != len(nodes) or any(type(v) is not int for v in got):
                     bad = f"{len(got)} results for {len(nodes)} nodes" if len(got) != len(nodes) else f"{next(v for v in got if type(v) is not int)!r}, not an int"
                     return Status(Code.ERROR, f'running Score plugins: plugin "{name}" failed with: score_batch returned {bad}', plugin=name)

@@ -80,16 +80,21 @@ class InlineExecutor(Executor):
 
 class WorkerPool(Executor):
     """``size`` threads taking work from a SimpleQueue (C; no Condition per item as in
-    ThreadPoolExecutor): the binding cycles. The threads start with the first submit; an
-    exception is logged (the binding cycle handles its own failures)."""
+    ThreadPoolExecutor): the binding cycles. The threads start with the first submit (only the
+    loop thread submits); an exception is logged (the binding cycle handles its own failures);
+    work submitted after shutdown runs in the caller's thread."""
 
     def __init__(self, size: int, name: str) -> None:
         self.size = size
         self.name = name
         self._q: queue.SimpleQueue[tuple[Callable[..., Any], tuple[Any, ...]] | None] = queue.SimpleQueue()
         self._threads: list[threading.Thread] = []
+        self._closed = False
 
     def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+        if self._closed:  # after shutdown (the scheduler's last drain): run it here, lose nothing
+            fn(*args, **kwargs)
+            return None
         if not self._threads:
             self._threads = [threading.Thread(target=self._work, name=f"{self.name}-{i}", daemon=True) for i in range(self.size)]
             for t in self._threads:
@@ -109,6 +114,7 @@ class WorkerPool(Executor):
                 log.exception("%s worker: unexpected error", self.name)
 
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        self._closed = True
         for _ in self._threads:
             self._q.put(None)
         if wait:

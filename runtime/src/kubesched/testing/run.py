@@ -199,9 +199,10 @@ def run_profile(
     ``plugins``: a mapping of config name -> plugin class/factory (registered in-process, no
     packaging needed) or names of installed plugins. Pods without ``schedulerName`` get the
     test profile's. Pods are created in order, each seeing the placements before it.
-    ``reuse_results=True`` lets the framework reuse Filter/Score results between pods with
-    equal signatures, as ``kubesched run`` does (off by default here so that ``calls`` lists
-    every call); a plugin with ``sign_pod`` should give the same results either way.
+    ``reuse_results=True`` runs the framework as ``kubesched run`` does: Filter/Score results
+    reused between pods with equal signatures (``sign_pod``) and the batch forms
+    (``filter_batch``/``score_batch``) used; off by default here so that ``calls`` lists every
+    per-node call. A plugin should give the same placements either way.
     """
     from kubesched.runtime.cluster.simulated import SimulatedCluster, apply_defaults
     from kubesched.runtime.config import load_config_data
@@ -243,5 +244,6 @@ def run_profile(
     sched = Scheduler(cfg, reg, sim, seed=seed, tracer=tracer, simulated=True, record_diagnostics=True)
     for fw in sched.frameworks.values():
         fw.reuse_results = reuse_results
+        fw.use_batch = reuse_results
     sim.run(sched)
     return RunResult(sched, sim, tracer)

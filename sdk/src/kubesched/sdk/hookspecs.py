@@ -171,8 +171,9 @@ def filter_batch(state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Sequ
     The framework calls it on chunks of the candidate nodes, in the scheduling order, with only
     the nodes that passed the plugins before this one; it keeps kube-scheduler's semantics
     (the first plugin that does not succeed decides for a node; the search stops once enough
-    feasible nodes are found, and results for nodes past that point are discarded). A result
-    list of the wrong length, or an exception, is an Error for the cycle.
+    feasible nodes are found, and results for nodes past that point are discarded). If it
+    raises or returns a list of the wrong length, a warning is logged and the plugin's
+    ``filter`` decides for those nodes, node by node.
     """
 
 

@@ -173,6 +173,8 @@ class KubeClient:
         # URL parsing, pool lookup and Retry objects cost more than the request itself in
         # Python. (Behind a proxy the PoolManager path is kept: it adds the proxy headers.)
         self._conn_pool: Any = None
+        #: a path in the server URL (e.g. ``https://rancher/k8s/clusters/c-1``) prefixes every path
+        self._path_prefix = (urllib3.util.parse_url(self.host).path or "").rstrip("/")
         if type(self.pool) is urllib3.PoolManager:
             self._conn_pool = self.pool.connection_from_url(self.host)
             if not self._conn_pool.block and isinstance(self._conn_pool.pool, queue.LifoQueue):
@@ -244,7 +246,7 @@ class KubeClient:
         if self._conn_pool is not None:
             resp = self._conn_pool.urlopen(
                 method,
-                url[len(self.host) :],
+                self._path_prefix + url[len(self.host) :],
                 body=data,
                 headers=self._headers(content_type),
                 preload_content=not stream,

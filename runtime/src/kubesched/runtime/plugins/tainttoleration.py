@@ -156,11 +156,7 @@ class TaintToleration:
         taints = node_info.node.taints
         s = state.get(PRE_SCORE_STATE_KEY)
         if not isinstance(s, _PreScoreState):
-            if s is None:
-                msg = f'failed to read "{PRE_SCORE_STATE_KEY}" from cycleState: not found'
-            else:
-                msg = f"{s!r} convert to tainttoleration.preScoreState error"
-            return 0, Status(Code.ERROR, msg)
+            return 0, _state_error(s)
         if not taints:
             return 0
         return _count_intolerable(taints, s.tolerations_prefer_no_schedule)
@@ -169,7 +165,7 @@ class TaintToleration:
     def score_batch(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> list[Any] | Status:
         s = state.get(PRE_SCORE_STATE_KEY)
         if not isinstance(s, _PreScoreState):
-            return [self.score(state, pod, ni) for ni in nodes]  # the per-node error
+            return _state_error(s)
         tolerations = s.tolerations_prefer_no_schedule
         return [_count_intolerable(taints, tolerations) if (taints := ni.node.taints) else 0 for ni in nodes]
 
@@ -191,3 +187,9 @@ def _count_intolerable(taints: Sequence[Taint], tolerations: Sequence[Toleration
         else:
             count += 1
     return count
+
+
+def _state_error(s: Any) -> Status:
+    if s is None:
+        return Status(Code.ERROR, f'failed to read "{PRE_SCORE_STATE_KEY}" from cycleState: not found')
+    return Status(Code.ERROR, f"{s!r} convert to tainttoleration.preScoreState error")
