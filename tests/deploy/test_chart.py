@@ -110,28 +110,21 @@ def helm(fresh_manifests: Path) -> str:
     return path
 
 
+def helm_template(helm: str, values: dict[str, Any], values_file: Path) -> subprocess.CompletedProcess[str]:
+    """``helm template`` of the chart with ``values`` (written to ``values_file``)."""
+    values_file.write_text(yaml.safe_dump(values))
+    return subprocess.run(
+        [helm, "template", RELEASE, str(CHART), "--namespace", NAMESPACE, "--kube-version", "1.34.0", "-f", str(values_file)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
 @pytest.fixture
 def render(helm: str, tmp_path: Path) -> Any:
     def _render(values: dict[str, Any] | None = None) -> list[dict[str, Any]]:
-        vf = tmp_path / "values.yaml"
-        vf.write_text(yaml.safe_dump(values or {}))
-        proc = subprocess.run(
-            [
-                helm,
-                "template",
-                RELEASE,
-                str(CHART),
-                "--namespace",
-                NAMESPACE,
-                "--kube-version",
-                "1.34.0",
-                "-f",
-                str(vf),
-            ],
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
+        proc = helm_template(helm, values or {}, tmp_path / "values.yaml")
         assert proc.returncode == 0, proc.stderr
         return [d for d in yaml.safe_load_all(proc.stdout) if d]
 
@@ -336,24 +329,7 @@ def test_extra_rules_need_a_reason_and_refuse_wildcards_and_secrets(
         },
     ]
     for rule in bad:
-        vf = tmp_path / "bad.yaml"
-        vf.write_text(yaml.safe_dump({"rbac": {"extraClusterRules": [rule]}}))
-        proc = subprocess.run(
-            [
-                helm,
-                "template",
-                RELEASE,
-                str(CHART),
-                "-n",
-                NAMESPACE,
-                "--kube-version",
-                "1.34.0",
-                "-f",
-                str(vf),
-            ],
-            capture_output=True,
-            text=True,
-        )
+        proc = helm_template(helm, {"rbac": {"extraClusterRules": [rule]}}, tmp_path / "bad.yaml")
         assert proc.returncode != 0, rule
         assert "extraClusterRules" in proc.stderr
 
@@ -568,22 +544,5 @@ def test_deployment_is_hardened_and_probed(render: Any) -> None:
 
 
 def test_more_than_one_replica_needs_leader_election(helm: str, tmp_path: Path) -> None:
-    vf = tmp_path / "v.yaml"
-    vf.write_text(yaml.safe_dump({"leaderElection": {"enabled": False}}))
-    proc = subprocess.run(
-        [
-            helm,
-            "template",
-            RELEASE,
-            str(CHART),
-            "-n",
-            NAMESPACE,
-            "--kube-version",
-            "1.34.0",
-            "-f",
-            str(vf),
-        ],
-        capture_output=True,
-        text=True,
-    )
+    proc = helm_template(helm, {"leaderElection": {"enabled": False}}, tmp_path / "v.yaml")
     assert proc.returncode != 0 and "leaderElection" in proc.stderr
