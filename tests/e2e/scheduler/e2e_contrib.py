@@ -4,15 +4,14 @@ the PodGroup CRD, and a pod watcher that records when each pod was first seen bo
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Mapping
 from typing import Any
 
 import yaml
-from e2e_sched import GROUP_LABEL
+from e2e_sched import GROUP_LABEL, PodWatchThread
 from helpers import PAUSE_IMAGE, wait_for
-from kubernetes import client, watch
+from kubernetes import client
 
 # ---------------------------------------------------------------------------------------------
 # owners and owned pods
@@ -169,73 +168,24 @@ def make_pod_group(
 # watching bindings
 
 
-class BindWatcher:
+class BindWatcher(PodWatchThread):
     """Watches the pods of a namespace from a background thread (list, then watch from the
     list's resourceVersion, relisting on errors) and records, for each pod name, the monotonic
     time and node of the first event in which it had ``spec.nodeName``. A binding is permanent,
     so no binding is missed, and the recorded times are those of the watch events."""
 
+    thread_name = "bind-watcher"
+
     def __init__(self, core_v1: client.CoreV1Api, namespace: str) -> None:
-        self.core_v1 = core_v1
-        self.namespace = namespace
+        super().__init__(core_v1, namespace)
         self.bound: dict[str, tuple[float, str]] = {}
-        self.errors: list[str] = []
-        self._lock = threading.Lock()
-        self._stop = threading.Event()
-        self._listed = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="bind-watcher", daemon=True)
-
-    def __enter__(self) -> BindWatcher:
-        self._thread.start()
-        if not self._listed.wait(30):
-            raise TimeoutError(f"could not list the pods of {self.namespace}: {self.errors}")
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.stop()
-
-    def stop(self) -> None:
-        self._stop.set()
-        self._thread.join(10)
 
     def snapshot(self) -> dict[str, tuple[float, str]]:
         with self._lock:
             return dict(self.bound)
 
-    def _see(self, pod: Any) -> None:
+    def on_pod(self, etype: str, pod: Any) -> None:
         node = pod.spec.node_name if pod.spec else None
         if node:
             with self._lock:
                 self.bound.setdefault(pod.metadata.name, (time.monotonic(), node))
-
-    def _run(self) -> None:
-        rv: str | None = None
-        while not self._stop.is_set():
-            try:
-                if rv is None:
-                    lst: Any = self.core_v1.list_namespaced_pod(self.namespace)
-                    for p in lst.items:
-                        self._see(p)
-                    rv = lst.metadata.resource_version
-                    self._listed.set()
-                w = watch.Watch()
-                for ev in w.stream(
-                    self.core_v1.list_namespaced_pod,
-                    self.namespace,
-                    resource_version=rv,
-                    timeout_seconds=2,
-                    _request_timeout=10,
-                ):
-                    if ev.get("type") == "ERROR":
-                        rv = None  # 410 Gone: relist
-                        break
-                    obj = ev["object"]
-                    rv = obj.metadata.resource_version
-                    self._see(obj)
-                    if self._stop.is_set():
-                        w.stop()
-                        break
-            except Exception as e:  # keep watching; a relist catches up
-                self.errors.append(repr(e))
-                rv = None
-                self._stop.wait(0.2)

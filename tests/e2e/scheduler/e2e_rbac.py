@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import copy
 import re
-import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import yaml
-from kubernetes import client, watch
+from e2e_sched import PodWatchThread
+from kubernetes import client
 from kubernetes import config as kube_config
 from kubernetes.dynamic import DynamicClient
 
@@ -233,70 +233,26 @@ def perms(role: Mapping[str, Any]) -> set[Perm]:
 # every version of a namespace's pods
 
 
-class PodHistory:
+class PodHistory(PodWatchThread):
     """Watches the pods of a namespace from a background thread and keeps every version seen
     (as JSON dicts), by pod name: a victim's status patch is visible here even though the pod is
     deleted right after it."""
 
+    thread_name = "pod-history"
+
     def __init__(self, core_v1: client.CoreV1Api, namespace: str) -> None:
-        self.core_v1 = core_v1
-        self.namespace = namespace
+        super().__init__(core_v1, namespace)
         self.versions: dict[str, list[dict[str, Any]]] = {}
         self.deleted: set[str] = set()
-        self.errors: list[str] = []
-        self._lock = threading.Lock()
-        self._stop = threading.Event()
-        self._listed = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="pod-history", daemon=True)
-
-    def __enter__(self) -> PodHistory:
-        self._thread.start()
-        if not self._listed.wait(30):
-            raise TimeoutError(f"could not list the pods of {self.namespace}: {self.errors}")
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self._stop.set()
-        self._thread.join(10)
 
     def of(self, name: str) -> list[dict[str, Any]]:
         with self._lock:
             return list(self.versions.get(name, []))
 
-    def _record(self, etype: str, obj: Mapping[str, Any]) -> None:
+    def on_pod(self, etype: str, pod: Any) -> None:
+        obj = self.core_v1.api_client.sanitize_for_serialization(pod)
         name = str((obj.get("metadata") or {}).get("name"))
         with self._lock:
             self.versions.setdefault(name, []).append(dict(obj))
             if etype == "DELETED":
                 self.deleted.add(name)
-
-    def _run(self) -> None:
-        api = self.core_v1.api_client
-        rv = None
-        while not self._stop.is_set():
-            try:
-                if rv is None:
-                    listed: Any = self.core_v1.list_namespaced_pod(self.namespace)
-                    for p in listed.items:
-                        self._record("ADDED", api.sanitize_for_serialization(p))
-                    rv = listed.metadata.resource_version
-                    self._listed.set()
-                w = watch.Watch()
-                for ev in w.stream(
-                    self.core_v1.list_namespaced_pod,
-                    self.namespace,
-                    resource_version=rv,
-                    timeout_seconds=5,
-                    allow_watch_bookmarks=True,
-                ):
-                    obj = api.sanitize_for_serialization(ev["object"])
-                    rv = (obj.get("metadata") or {}).get("resourceVersion") or rv
-                    if ev["type"] != "BOOKMARK":
-                        self._record(ev["type"], obj)
-                    if self._stop.is_set():
-                        w.stop()
-                        break
-            except Exception as e:  # 410 Gone, connection errors: relist
-                self.errors.append(repr(e))
-                rv = None
-                self._stop.wait(0.5)

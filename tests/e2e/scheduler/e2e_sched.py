@@ -476,3 +476,73 @@ class HoldingProxy:
         for c in self._conns:
             with contextlib.suppress(OSError):
                 c.close()
+
+
+class PodWatchThread:
+    """Lists, then watches, the pods of a namespace from a background thread (from the list's
+    resourceVersion; relisting on 410 Gone or any error) and hands each listed pod (as ADDED)
+    and each change to :meth:`on_pod` with the event type and the V1Pod. A context manager:
+    entering waits for the first list."""
+
+    thread_name = "pod-watch"
+
+    def __init__(self, core_v1: client.CoreV1Api, namespace: str) -> None:
+        self.core_v1 = core_v1
+        self.namespace = namespace
+        self.errors: list[str] = []
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._listed = threading.Event()
+        self._thread = threading.Thread(target=self._run, name=self.thread_name, daemon=True)
+
+    def __enter__(self) -> Any:
+        self._thread.start()
+        if not self._listed.wait(30):
+            raise TimeoutError(f"could not list the pods of {self.namespace}: {self.errors}")
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(10)
+
+    def on_pod(self, etype: str, pod: Any) -> None:
+        raise NotImplementedError
+
+    def _run(self) -> None:
+        from kubernetes import watch
+
+        rv: str | None = None
+        while not self._stop.is_set():
+            try:
+                if rv is None:
+                    lst: Any = self.core_v1.list_namespaced_pod(self.namespace)
+                    for p in lst.items:
+                        self.on_pod("ADDED", p)
+                    rv = lst.metadata.resource_version
+                    self._listed.set()
+                w = watch.Watch()
+                for ev in w.stream(
+                    self.core_v1.list_namespaced_pod,
+                    self.namespace,
+                    resource_version=rv,
+                    timeout_seconds=2,
+                    allow_watch_bookmarks=True,
+                    _request_timeout=10,
+                ):
+                    if ev.get("type") == "ERROR":
+                        rv = None  # 410 Gone: relist
+                        break
+                    obj = ev["object"]
+                    rv = obj.metadata.resource_version or rv
+                    if ev["type"] != "BOOKMARK":
+                        self.on_pod(ev["type"], obj)
+                    if self._stop.is_set():
+                        w.stop()
+                        break
+            except Exception as e:  # keep watching; a relist catches up
+                self.errors.append(repr(e))
+                rv = None
+                self._stop.wait(0.2)
