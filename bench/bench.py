@@ -830,11 +830,8 @@ LIVE_FIGURES: list[tuple[str, tuple[str, ...], int, float]] = [
 def live_value(r: dict[str, Any] | None, path: tuple[str, ...], scale: float) -> Any:
     if r is None:
         return None
-    if path == ("_cpu_per_pod",):
-        c = _g(r, "cpu_window_s", "scheduler")
-        return c * 1000 / r["bound"] if c is not None and r.get("bound") else None
-    if path == ("_cpu_per_pod_settled",):
-        c = r.get("cpu_settled_s")
+    if path in (("_cpu_per_pod",), ("_cpu_per_pod_settled",)):
+        c = _g(r, "cpu_window_s", "scheduler") if path == ("_cpu_per_pod",) else r.get("cpu_settled_s")
         return c * 1000 / r["bound"] if c is not None and r.get("bound") else None
     if path == ("_events",):
         if r.get("events_total") is None:
