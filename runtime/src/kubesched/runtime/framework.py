@@ -266,6 +266,15 @@ def _adapt(fn: Callable[..., Any], impl_args: Sequence[str], hook: str) -> Calla
     return lambda *a: fn(*[a[i] for i in idx])
 
 
+def _filter_verdict(name: str, st: Status) -> Status:
+    """A Filter plugin's non-success status as the framework reports it: rejections keep their
+    code and reasons, anything else becomes an Error naming the plugin."""
+    if not st.is_rejected():
+        st = Status(Code.ERROR, f'running "{name}" filter plugin: {st.message}', error=st.error)
+    st.plugin = name
+    return st
+
+
 def _err(point: str, plugin: str, e: BaseException) -> Status:
     return Status(Code.ERROR, f'running {point} plugin "{plugin}": {type(e).__name__}: {e}', plugin=plugin, error=e)
 
@@ -655,10 +664,7 @@ class Framework:
                 st = _err("Filter", name, e)
                 return st
             if st is not None and st.code is not Code.SUCCESS:
-                if not st.is_rejected():
-                    st = Status(Code.ERROR, f'running "{name}" filter plugin: {st.message}', error=st.error)
-                st.plugin = name
-                return st
+                return _filter_verdict(name, st)
         return _SUCCESS
 
     def batch_filters(self, state: CycleState, entries: list[Entry]) -> bool:
@@ -720,13 +726,8 @@ class Framework:
                 if st is None or st.code is success:
                     nxt.append(i)
                     continue
-                if type(st) is _Raised:
-                    st = st.status  # as run_filter_plugins: the exception's status as it is
-                else:
-                    if not st.is_rejected():
-                        st = Status(Code.ERROR, f'running "{name}" filter plugin: {st.message}', error=st.error)
-                    st.plugin = name
-                results[i] = st
+                # as run_filter_plugins: an exception's status as it is
+                results[i] = st.status if type(st) is _Raised else _filter_verdict(name, st)
             alive = nxt
         return results
 

@@ -140,13 +140,7 @@ class Scheduling:
         st = fwk.run_pre_score_plugins(state, pod, feasible)
         if not st.is_success():
             raise SchedulingError(st)
-        reuse = None
-        if fwk.reuse_results:
-            sig = fwk.sign([name for name, _ in fwk.active_scores(state)], pod)
-            if isinstance(sig, Status):
-                raise SchedulingError(sig)
-            if sig is not None:
-                reuse = fwk.reuse_table("score", sig, snapshot.generation)
+        reuse = _reuse_table(fwk, "score", fwk.active_scores(state), pod, snapshot.generation)
         if not keep_scores:
             totals, st = fwk.score_totals(state, pod, feasible, reuse=reuse)
             if not st.is_success():
@@ -219,14 +213,9 @@ class Scheduling:
         batch = False
         if not has_nominated:
             batch = fwk.batch_filters(state, entries)
-            if fwk.reuse_results:
-                sig = fwk.sign([name for name, _ in entries], pod)
-                if isinstance(sig, Status):
-                    raise SchedulingError(sig)
-                if sig is not None:
-                    # an earlier pod with the same filter signature left each node's status
-                    # here; it holds while the node's NodeInfo is unchanged
-                    table = fwk.reuse_table("filter", sig, epoch)
+            # an earlier pod with the same filter signature left each node's status there; it
+            # holds while the node's NodeInfo is unchanged
+            table = _reuse_table(fwk, "filter", entries, pod, epoch)
         order = list(nodes[start:]) + list(nodes[:start]) if start else list(nodes)
         feasible: list[NodeInfo] = []
         statuses = diagnosis.node_to_status
@@ -304,6 +293,17 @@ class SchedulingError(Exception):
         super().__init__(status.message)
         self.status = status
         self.no_nodes = no_nodes
+
+
+def _reuse_table(fwk: Framework, kind: str, entries: Sequence[Any], pod: Pod, epoch: int) -> dict[Any, Any] | None:
+    """The framework's reuse table of ``kind`` for ``pod`` as signed by the plugins of
+    ``entries``; None when reuse is off or one of them does not sign the pod."""
+    if not fwk.reuse_results:
+        return None
+    sig = fwk.sign([name for name, _ in entries], pod)
+    if isinstance(sig, Status):
+        raise SchedulingError(sig)
+    return None if sig is None else fwk.reuse_table(kind, sig, epoch)
 
 
 def _get(snapshot: Snapshot, name: str) -> NodeInfo | None:
