@@ -7,7 +7,8 @@ from __future__ import annotations
 import inspect
 import pathlib
 
-from kubesched.sdk import EXTENSION_POINT_HOOKS, OTHER_HOOKS, hookspecs
+from kubesched.sdk import hookspecs
+from kubesched.sdk.points import EXTENSION_POINTS, OTHER_HOOKS
 
 HEADER = """# Hook reference
 
@@ -30,19 +31,19 @@ def signature(name: str) -> str:
 
 def hook_names() -> list[str]:
     out: list[str] = []
-    for hooks in EXTENSION_POINT_HOOKS.values():
-        for h in hooks:
+    for point in EXTENSION_POINTS:
+        for h in point.hook_names:
             if h not in out:
                 out.append(h)
     out.insert(2, "events_to_register")
-    out += [h for h in OTHER_HOOKS if h not in out]
+    out += [h.name for h in OTHER_HOOKS if h.name not in out]
     return out
 
 
 def render() -> str:
     lines = [HEADER]
-    for point, hooks in EXTENSION_POINT_HOOKS.items():
-        lines.append(f"| `{point}` | {', '.join(f'`{h}`' for h in hooks)} |\n")
+    for point in EXTENSION_POINTS:
+        lines.append(f"| `{point.name}` | {', '.join(f'`{h}`' for h in point.hook_names)} |\n")
     lines.append("| (any plugin) | `events_to_register` |\n")
     lines.append("| (plugins enabled at filter or score) | `sign_pod` |\n")
     for name in hook_names():

@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from kubesched.runtime.cluster import kubernetes as k
+from kubesched.runtime.timefmt import rfc3339
 
 
 class FakeTime:
@@ -66,7 +67,7 @@ def test_rfc3339_timestamps_match_the_clock() -> None:
     import time
 
     before = time.time()
-    plain, micro = k._now_rfc3339(), k._now_rfc3339(micro=True)
+    plain, micro = rfc3339(), rfc3339(micro=True)
     after = time.time()
     assert plain.endswith("Z") and len(plain) == 20
     t = dt.datetime.fromisoformat(micro.replace("Z", "+00:00")).timestamp()

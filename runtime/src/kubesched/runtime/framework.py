@@ -40,6 +40,7 @@ from kubesched.sdk import (
 
 from .config import ConfigError, Profile, expand_plugins
 from .registry import BrokenPluginError, Registry
+from .timefmt import go_duration
 
 __all__ = [
     "MAX_PERMIT_TIMEOUT",
@@ -65,37 +66,6 @@ def _spec_args(hook: str) -> tuple[str, ...]:
         code = fn.__code__
         _SPEC_ARGS[hook] = tuple(code.co_varnames[: code.co_argcount])
     return _SPEC_ARGS[hook]
-
-
-def go_duration(seconds: float) -> str:
-    """Format seconds as Go's ``time.Duration.String()`` (``10s``, ``1m30s``, ``500ms``)."""
-    if seconds == 0:
-        return "0s"
-    neg = seconds < 0
-    s = abs(seconds)
-    if s < 1:
-        if s < 1e-6:
-            out = f"{round(s * 1e9)}ns"
-        elif s < 1e-3:
-            out = f"{_trim(s * 1e6)}µs"
-        else:
-            out = f"{_trim(s * 1e3)}ms"
-        return ("-" if neg else "") + out
-    h = int(s // 3600)
-    m = int((s % 3600) // 60)
-    sec = s - h * 3600 - m * 60
-    out = ""
-    if h:
-        out += f"{h}h"
-    if h or m:
-        out += f"{m}m"
-    out += f"{_trim(sec)}s"
-    return ("-" if neg else "") + out
-
-
-def _trim(x: float) -> str:
-    r = f"{x:.9f}".rstrip("0").rstrip(".")
-    return r or "0"
 
 
 @dataclass

@@ -9,7 +9,6 @@ change, as client-go does). The leader renews every ``retry_period``; if it cann
 
 from __future__ import annotations
 
-import datetime as _dt
 import logging
 import threading
 import time
@@ -17,14 +16,11 @@ from collections.abc import Callable
 from typing import Any
 
 from .cluster.kubernetes import ApiError, KubeClient
+from .timefmt import rfc3339
 
 __all__ = ["LeaderElector"]
 
 log = logging.getLogger("kubesched.leaderelection")
-
-
-def _micro_now() -> str:
-    return _dt.datetime.now(tz=_dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 class LeaderElector:
@@ -64,7 +60,7 @@ class LeaderElector:
             raise
 
     def _spec(self, transitions: int, acquire_time: str | None) -> dict[str, Any]:
-        now = _micro_now()
+        now = rfc3339(micro=True)
         return {
             "holderIdentity": self.identity,
             "leaseDurationSeconds": int(self.lease_duration),
@@ -167,7 +163,7 @@ class LeaderElector:
             spec = lease["spec"]
             spec["holderIdentity"] = ""
             spec["leaseDurationSeconds"] = 1
-            spec["renewTime"] = _micro_now()
+            spec["renewTime"] = rfc3339(micro=True)
             self.client.request("PUT", f"{self._path}/{self.name}", body=lease, timeout=5, limit=False)
             log.info("released lease %s/%s", self.namespace, self.name)
         except Exception as e:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import pluggy
 
 from .args import ArgsError, args_schema, build_args
-from .cycle_state import CycleState, StateData
+from .cycle_state import CycleState, StateData, StateError
 from .events import (
     ActionType,
     ClusterEvent,
@@ -50,12 +50,16 @@ from .objects import (
     find_untolerated_taint,
     is_scalar_resource,
 )
+from .plugin import PLUGIN_ATTRIBUTES, Plugin
+from .points import EXTENSION_POINTS, HOOKS, ExtensionPoint, HookInfo, extension_point, hook_info
 from .quantity import QuantityError, milli_value, parse_quantity, value
+from .scoring import default_normalize_score
 from .selectors import LabelSelector, NodeSelector, NodeSelectorTerm, Requirement
 from .signature import freeze
 from .status import (
     MAX_NODE_SCORE,
     MIN_NODE_SCORE,
+    BindConflict,
     Code,
     NodeScore,
     PostFilterResult,
@@ -72,14 +76,18 @@ hookimpl = pluggy.HookimplMarker("kubesched")
 __all__ = [
     "DEFAULT_MEMORY_REQUEST",
     "DEFAULT_MILLI_CPU_REQUEST",
+    "EXTENSION_POINTS",
     "EXTENSION_POINT_HOOKS",
+    "HOOKS",
     "MAX_NODE_SCORE",
     "MIN_NODE_SCORE",
     "OTHER_HOOKS",
+    "PLUGIN_ATTRIBUTES",
     "PRIMARY_HOOKS",
     "ActionType",
     "AffinityTerm",
     "ArgsError",
+    "BindConflict",
     "Clock",
     "ClusterEvent",
     "ClusterEventWithHint",
@@ -87,7 +95,9 @@ __all__ = [
     "CycleState",
     "EventRecorder",
     "EventResource",
+    "ExtensionPoint",
     "Handle",
+    "HookInfo",
     "HostPort",
     "HostPortInfo",
     "ImageStateSummary",
@@ -102,6 +112,7 @@ __all__ = [
     "ObjectClient",
     "ObjectConflict",
     "ObjectNotFound",
+    "Plugin",
     "Pod",
     "PostFilterResult",
     "PreFilterResult",
@@ -112,6 +123,7 @@ __all__ = [
     "Requirement",
     "Resource",
     "StateData",
+    "StateError",
     "Status",
     "Taint",
     "Toleration",
@@ -119,8 +131,11 @@ __all__ = [
     "__version__",
     "args_schema",
     "build_args",
+    "default_normalize_score",
+    "extension_point",
     "find_untolerated_taint",
     "freeze",
+    "hook_info",
     "hookimpl",
     "is_scalar_resource",
     "label_value_errors",

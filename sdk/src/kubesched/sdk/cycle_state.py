@@ -4,9 +4,18 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, TypeVar
 
-__all__ = ["CycleState", "StateData"]
+__all__ = ["CycleState", "StateData", "StateError"]
+
+T = TypeVar("T")
+
+
+class StateError(KeyError):
+    """A cycle-state value is missing or of the wrong type (see :meth:`CycleState.read_as`)."""
+
+    def __str__(self) -> str:  # KeyError quotes its argument; this is a sentence
+        return str(self.args[0]) if self.args else ""
 
 
 class StateData:
@@ -52,6 +61,24 @@ class CycleState:
             return self._data[key]
         except KeyError:
             raise KeyError(f"{key!r} not found in cycle state") from None
+
+    def read_as(self, key: str, cls: type[T]) -> T:
+        """The value under ``key``, which must be a ``cls``: one typed accessor per plugin
+        instead of the same read-check-error block in every hook (kube-scheduler's
+        ``getPreFilterState``). Raises :class:`StateError` (a ``KeyError``) naming the key, and
+        the type found when it is not a ``cls``: a hook that lets it propagate becomes an Error
+        for the pod with that message::
+
+            def _state(self, state: CycleState) -> _PreFilterState:
+                return state.read_as("PreFilterMyPlugin", _PreFilterState)
+        """
+        try:
+            value = self._data[key]
+        except KeyError:
+            raise StateError(f"reading {key!r} from cycle state: not found") from None
+        if not isinstance(value, cls):
+            raise StateError(f"reading {key!r} from cycle state: got {type(value).__name__}, expected {cls.__name__}")
+        return value
 
     def write(self, key: str, value: Any) -> None:
         self._data[key] = value

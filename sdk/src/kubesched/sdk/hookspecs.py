@@ -18,6 +18,9 @@ from typing import TYPE_CHECKING, Any
 
 import pluggy
 
+from .points import EXTENSION_POINTS
+from .points import OTHER_HOOKS as _OTHER_HOOKS
+
 if TYPE_CHECKING:
     from .cycle_state import CycleState
     from .events import ClusterEvent, ClusterEventWithHint
@@ -26,42 +29,16 @@ if TYPE_CHECKING:
 
 hookspec = pluggy.HookspecMarker("kubesched")
 
+# Derived from the one table in :mod:`kubesched.sdk.points`.
 #: Config extension point (camelCase, as in KubeSchedulerConfiguration) -> the hooks it runs.
-EXTENSION_POINT_HOOKS: dict[str, tuple[str, ...]] = {
-    "preEnqueue": ("pre_enqueue",),
-    "queueSort": ("queue_sort_less",),
-    "preFilter": ("pre_filter", "pre_filter_add_pod", "pre_filter_remove_pod"),
-    "filter": ("filter", "filter_batch"),
-    "postFilter": ("post_filter",),
-    "preScore": ("pre_score",),
-    "score": ("score", "score_batch", "normalize_score"),
-    "reserve": ("reserve", "unreserve"),
-    "permit": ("permit",),
-    "preBind": ("pre_bind",),
-    "bind": ("bind",),
-    "postBind": ("post_bind",),
-}
+EXTENSION_POINT_HOOKS: dict[str, tuple[str, ...]] = {p.name: p.hook_names for p in EXTENSION_POINTS}
 
 #: Hooks whose presence means a plugin implements the extension point.
-PRIMARY_HOOKS: dict[str, tuple[str, ...]] = {
-    "preEnqueue": ("pre_enqueue",),
-    "queueSort": ("queue_sort_less",),
-    "preFilter": ("pre_filter",),
-    "filter": ("filter",),
-    "postFilter": ("post_filter",),
-    "preScore": ("pre_score",),
-    "score": ("score",),
-    "reserve": ("reserve", "unreserve"),
-    "permit": ("permit",),
-    "preBind": ("pre_bind",),
-    "bind": ("bind",),
-    "postBind": ("post_bind",),
-}
-
+PRIMARY_HOOKS: dict[str, tuple[str, ...]] = {p.name: p.primary_hooks for p in EXTENSION_POINTS}
 
 #: Hooks outside the extension point table: any plugin may implement ``events_to_register``;
 #: ``sign_pod`` is asked of the plugins enabled at filter and score.
-OTHER_HOOKS: tuple[str, ...] = ("events_to_register", "sign_pod")
+OTHER_HOOKS: tuple[str, ...] = tuple(h.name for h in _OTHER_HOOKS)
 
 
 @hookspec

@@ -9,6 +9,7 @@ from enum import IntEnum
 __all__ = [
     "MAX_NODE_SCORE",
     "MIN_NODE_SCORE",
+    "BindConflict",
     "Code",
     "NodeScore",
     "PostFilterResult",
@@ -102,6 +103,13 @@ class Status:
         return cls(Code.ERROR, str(exc) or type(exc).__name__, error=exc)
 
     @classmethod
+    def bind_conflict(cls, reason: str, error: BaseException | None = None) -> BindConflict:
+        """Bind only: the pod is already bound (by this scheduler earlier, or by someone else)
+        or is gone. The scheduler undoes its reservation and does not retry the pod: it is
+        never bound twice. DefaultBinder returns this for the API's 409 Conflict and 404."""
+        return BindConflict(reason, error=error)
+
+    @classmethod
     def skip(cls, *reasons: str) -> Status:
         return cls(Code.SKIP, *reasons)
 
@@ -122,6 +130,10 @@ class Status:
 
     def is_wait(self) -> bool:
         return self.code is Code.WAIT
+
+    def is_bind_conflict(self) -> bool:
+        """True for :meth:`bind_conflict`'s status."""
+        return False
 
     def is_rejected(self) -> bool:
         """Unschedulable, UnschedulableAndUnresolvable or Pending (kube-scheduler's IsRejected)."""
@@ -162,6 +174,19 @@ class Status:
 
     def __str__(self) -> str:
         return f"{self.code.label}: {self.message}" if self.reasons else self.code.label
+
+
+class BindConflict(Status):
+    """An Error from Bind that says the pod is already bound or gone (see
+    :meth:`Status.bind_conflict`)."""
+
+    __slots__ = ()
+
+    def __init__(self, reason: str, *, plugin: str = "", error: BaseException | None = None) -> None:
+        super().__init__(Code.ERROR, reason, plugin=plugin, error=error)
+
+    def is_bind_conflict(self) -> bool:
+        return True
 
 
 def as_status(value: Status | None) -> Status:

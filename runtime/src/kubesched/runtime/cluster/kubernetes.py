@@ -28,6 +28,8 @@ from typing import Any
 
 from kubesched.sdk import ObjectConflict, ObjectNotFound, Pod
 
+from ..timefmt import rfc3339
+
 __all__ = [
     "ApiError",
     "KubeClient",
@@ -280,23 +282,6 @@ def _retryable(e: BaseException) -> bool:
     import urllib3
 
     return isinstance(e, (urllib3.exceptions.HTTPError, socket.timeout, ConnectionError, TimeoutError, OSError))
-
-
-_second_cache: tuple[int, str] = (0, "")
-
-
-def _now_rfc3339(micro: bool = False) -> str:
-    """Now in RFC 3339 (UTC), with microseconds when ``micro``; the seconds part is formatted
-    once per second."""
-    global _second_cache
-    now = time.time()
-    sec = int(now)
-    cached = _second_cache
-    if cached[0] != sec:
-        cached = _second_cache = (sec, time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(sec)))
-    if micro:
-        return f"{cached[1]}.{int((now - sec) * 1e6):06d}Z"
-    return cached[1] + "Z"
 
 
 def _strip(obj: Any) -> None:
@@ -829,7 +814,7 @@ class KubernetesCluster:
             "apiVersion": "events.k8s.io/v1",
             "kind": "Event",
             "metadata": {"name": f"{md.get('name')}.{time.time_ns():x}", "namespace": ns},
-            "eventTime": _now_rfc3339(micro=True),
+            "eventTime": rfc3339(micro=True),
             "reportingController": self.reporting_controller,
             "reportingInstance": self.instance,
             "action": action,
@@ -856,7 +841,7 @@ class KubernetesCluster:
         self._queue_write(write)
 
     def update_pod_condition(self, pod: Pod, condition: Mapping[str, Any], nominated_node_name: str | None) -> None:
-        cond = {"lastProbeTime": None, "lastTransitionTime": _now_rfc3339(), **condition}
+        cond = {"lastProbeTime": None, "lastTransitionTime": rfc3339(), **condition}
         status: dict[str, Any] = {"conditions": [cond]}
         if nominated_node_name:
             status["nominatedNodeName"] = nominated_node_name

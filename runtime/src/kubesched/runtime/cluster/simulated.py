@@ -13,7 +13,6 @@ and reproducible with ``--seed``.
 
 from __future__ import annotations
 
-import datetime as _dt
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -24,6 +23,7 @@ import yaml
 from kubesched.sdk import InvalidObjectError, Node, ObjectConflict, ObjectNotFound, Pod
 
 from ..objectstore import ObjectStore
+from ..timefmt import rfc3339
 
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -226,7 +226,7 @@ class SimulatedCluster:
         for obj in later:
             o = dict(obj)
             md = dict(o.get("metadata") or {})
-            md["creationTimestamp"] = _rfc3339(scheduler.clock.now())
+            md["creationTimestamp"] = rfc3339(scheduler.clock.now())
             o["metadata"] = md
             self._create(o)
             # like `kubectl apply` of a file: the next pod arrives a few milliseconds later,
@@ -238,12 +238,9 @@ class SimulatedCluster:
     def _create(self, obj: Mapping[str, Any], now: float | None = None) -> None:
         md = obj.get("metadata") or {}
         if not md.get("creationTimestamp") and now is not None:
-            obj = {**obj, "metadata": {**md, "creationTimestamp": _rfc3339(now)}}
+            obj = {**obj, "metadata": {**md, "creationTimestamp": rfc3339(now)}}
         self.store.create(obj)
 
     def pods(self) -> Iterable[dict[str, Any]]:
         return self.store.list("v1", "Pod")
 
-
-def _rfc3339(t: float) -> str:
-    return _dt.datetime.fromtimestamp(t, tz=_dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")

@@ -1,4 +1,4 @@
-"""Go ``time.Duration`` parsing and formatting (``time.ParseDuration`` / ``Duration.String``).
+"""Go ``time.Duration`` parsing (``time.ParseDuration``); formatting is ``kubesched.runtime.timefmt``.
 
 metav1.Duration fields (leaseDuration, renewDeadline, retryPeriod) are JSON strings parsed
 with ``time.ParseDuration``: ``"15s"``, ``"1m30s"``, ``"500ms"``, ``"1.5h"``, ``"-2s"``, ``"0"``.
@@ -8,6 +8,10 @@ from __future__ import annotations
 
 import re
 from fractions import Fraction
+
+from ..timefmt import go_duration as format_go_duration
+
+__all__ = ["format_go_duration", "parse_go_duration"]
 
 _UNITS_NS: dict[str, int] = {
     "ns": 1,
@@ -58,41 +62,6 @@ def parse_go_duration(text: str) -> float:
     if total > _MAX_NS:
         raise ValueError(f"time: invalid duration {quoted}")
     return sign * float(total) / 1e9
-
-
-def format_go_duration(seconds: float) -> str:
-    """Go's ``Duration.String()`` for a number of seconds (e.g. 90 -> ``"1m30s"``)."""
-    ns = round(seconds * 1_000_000_000)
-    if ns == 0:
-        return "0s"
-    negative = ns < 0
-    value = abs(ns)
-    if value < 1_000_000_000:
-        if value < 1_000:
-            text = f"{value}ns"
-        elif value < 1_000_000:
-            text = _with_fraction(value, 1_000) + "\u00b5s"
-        else:
-            text = _with_fraction(value, 1_000_000) + "ms"
-    else:
-        hours, rest = divmod(value, 3600 * 1_000_000_000)
-        minutes, rest = divmod(rest, 60 * 1_000_000_000)
-        secs = _with_fraction(rest, 1_000_000_000) + "s"
-        if hours:
-            text = f"{hours}h{minutes}m{secs}"
-        elif minutes:
-            text = f"{minutes}m{secs}"
-        else:
-            text = secs
-    return "-" + text if negative else text
-
-
-def _with_fraction(value: int, unit: int) -> str:
-    whole, frac = divmod(value, unit)
-    if not frac:
-        return str(whole)
-    digits = str(frac).rjust(len(str(unit)) - 1, "0").rstrip("0")
-    return f"{whole}.{digits}"
 
 
 def _quote(text: str) -> str:

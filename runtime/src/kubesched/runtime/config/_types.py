@@ -8,9 +8,12 @@ snake_case attribute names.
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 from typing import Any
+
+from kubesched.sdk.points import EXTENSION_POINTS as _SDK_POINTS
 
 KIND = "KubeSchedulerConfiguration"
 GROUP = "kubescheduler.config.k8s.io"
@@ -21,38 +24,13 @@ SUPPORTED_API_VERSIONS: tuple[str, ...] = (V1, V1BETA3, V1BETA2)
 
 DEFAULT_SCHEDULER_NAME = "default-scheduler"
 
-#: Extension points as written in the configuration (camelCase), in kube-scheduler's order.
-EXTENSION_POINTS: tuple[str, ...] = (
-    "preEnqueue",
-    "queueSort",
-    "preFilter",
-    "filter",
-    "postFilter",
-    "preScore",
-    "score",
-    "reserve",
-    "permit",
-    "preBind",
-    "bind",
-    "postBind",
-)
+#: Extension points as written in the configuration (camelCase), in kube-scheduler's order
+#: (from the SDK's one table, :mod:`kubesched.sdk.points`).
+EXTENSION_POINTS: tuple[str, ...] = tuple(p.name for p in _SDK_POINTS)
 MULTI_POINT = "multiPoint"
 
-_SNAKE: dict[str, str] = {
-    "preEnqueue": "pre_enqueue",
-    "queueSort": "queue_sort",
-    "preFilter": "pre_filter",
-    "filter": "filter",
-    "postFilter": "post_filter",
-    "preScore": "pre_score",
-    "score": "score",
-    "reserve": "reserve",
-    "permit": "permit",
-    "preBind": "pre_bind",
-    "bind": "bind",
-    "postBind": "post_bind",
-    MULTI_POINT: "multi_point",
-}
+#: camelCase -> snake_case attribute name of :class:`Plugins` (``queueSort`` -> ``queue_sort``)
+_SNAKE: dict[str, str] = {p: re.sub(r"(?<!^)([A-Z])", r"_\1", p).lower() for p in (*EXTENSION_POINTS, MULTI_POINT)}
 _CAMEL: dict[str, str] = {snake: camel for camel, snake in _SNAKE.items()}
 
 

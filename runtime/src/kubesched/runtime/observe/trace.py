@@ -13,27 +13,12 @@ from collections.abc import Callable
 from typing import Any, TextIO
 
 from kubesched.sdk import NodeInfo, Pod, PostFilterResult, PreFilterResult, Status
+from kubesched.sdk.points import HOOKS
 
 __all__ = ["TraceRecord", "Tracer"]
 
-_POINT_LABEL = {
-    "pre_enqueue": "PreEnqueue",
-    "queue_sort_less": "QueueSort",
-    "pre_filter": "PreFilter",
-    "pre_filter_add_pod": "PreFilterAddPod",
-    "pre_filter_remove_pod": "PreFilterRemovePod",
-    "filter": "Filter",
-    "post_filter": "PostFilter",
-    "pre_score": "PreScore",
-    "score": "Score",
-    "normalize_score": "NormalizeScore",
-    "reserve": "Reserve",
-    "unreserve": "Unreserve",
-    "permit": "Permit",
-    "pre_bind": "PreBind",
-    "bind": "Bind",
-    "post_bind": "PostBind",
-}
+#: hook -> the label traces print (from the SDK's one table)
+_POINT_LABEL = {name: h.label for name, h in HOOKS.items()}
 
 
 class TraceRecord(tuple):  # (point, plugin, pod, node, result)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kubesched.sdk import CycleState, Handle, Pod, Status, hookimpl
+from kubesched.sdk import CycleState, Handle, ObjectConflict, ObjectNotFound, Pod, Status, hookimpl
 
 __all__ = ["DefaultBinder"]
 
@@ -17,6 +17,8 @@ class DefaultBinder:
     def bind(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
         try:
             self.handle.bind_pod(pod, node_name)
+        except (ObjectConflict, ObjectNotFound) as e:  # bound already, or gone: never bind twice
+            return Status.bind_conflict(str(e) or type(e).__name__, error=e)
         except Exception as e:
             return Status.from_exception(e)
         return None
