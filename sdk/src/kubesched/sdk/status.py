@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import IntEnum
 
@@ -231,9 +230,3 @@ class NodeScore:
     name: str
     score: int = 0
 
-
-def reasons_of(statuses: Iterable[Status]) -> list[str]:
-    out: list[str] = []
-    for s in statuses:
-        out.extend(s.reasons)
-    return out
