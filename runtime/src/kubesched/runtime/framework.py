@@ -1022,7 +1022,7 @@ class Framework:
             if st.code is Code.SKIP:
                 continue
             if not st.is_success():
-                if st.is_rejected():
+                if st.is_rejected() or st.is_bind_conflict():  # a conflict stays one (never bound twice)
                     st.plugin = name
                     return st
                 return Status(Code.ERROR, f'running Bind plugin "{name}": {st.message}', plugin=name, error=st.error)
