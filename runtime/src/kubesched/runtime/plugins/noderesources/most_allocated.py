@@ -12,29 +12,14 @@ from collections.abc import Sequence
 from kubesched.sdk import MAX_NODE_SCORE
 
 from .args import ResourceSpec
-from .resource_allocation import Scorer
+from .resource_allocation import Scorer, weighted_scorer
 
 __all__ = ["most_requested_score", "most_resource_scorer"]
 
 
 def most_resource_scorer(resources: Sequence[ResourceSpec]) -> Scorer:
     """mostResourceScorer."""
-    weights = tuple(r.weight for r in resources)
-
-    def scorer(requested: list[int], allocatable: list[int]) -> int:
-        node_score = weight_sum = 0
-        for i in range(len(requested)):
-            capacity = allocatable[i]
-            if capacity == 0:
-                continue
-            weight = weights[i]
-            node_score += most_requested_score(requested[i], capacity) * weight
-            weight_sum += weight
-        if weight_sum == 0:
-            return 0
-        return node_score // weight_sum
-
-    return scorer
+    return weighted_scorer([r.weight for r in resources], most_requested_score)
 
 
 def most_requested_score(requested: int, capacity: int) -> int:

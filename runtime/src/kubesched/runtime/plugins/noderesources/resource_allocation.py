@@ -23,10 +23,32 @@ from kubesched.sdk import Code, NodeInfo, Pod, Status, is_scalar_resource
 from .args import ResourceSpec
 from .pod_requests import pod_requests, quantity_value
 
-__all__ = ["ResourceAllocationScorer", "Scorer"]
+__all__ = ["ResourceAllocationScorer", "Scorer", "weighted_scorer"]
 
 #: ``scorer(requested, allocatable) -> score``; lists are in the order of the configured resources.
 Scorer = Callable[[list[int], list[int]], int]
+
+
+def weighted_scorer(weights: Sequence[int], resource_score: Callable[[int, int], int]) -> Scorer:
+    """The weighted mean of ``resource_score(requested, capacity)`` over the resources the node
+    has (capacity > 0), in int64 arithmetic: the shape of leastResourceScorer and
+    mostResourceScorer."""
+    weights = tuple(weights)
+
+    def scorer(requested: list[int], allocatable: list[int]) -> int:
+        node_score = weight_sum = 0
+        for i in range(len(requested)):
+            capacity = allocatable[i]
+            if capacity == 0:
+                continue
+            weight = weights[i]
+            node_score += resource_score(requested[i], capacity) * weight
+            weight_sum += weight
+        if weight_sum == 0:
+            return 0
+        return node_score // weight_sum
+
+    return scorer
 
 _CPU, _MEMORY, _EPHEMERAL, _SCALAR, _OTHER = range(5)
 _KIND = {"cpu": _CPU, "memory": _MEMORY, "ephemeral-storage": _EPHEMERAL}
