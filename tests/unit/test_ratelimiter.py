@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from kubesched.runtime.cluster import kubernetes as k
+from kubesched.runtime.cluster.kubernetes import api, ratelimit
 from kubesched.runtime.timefmt import rfc3339
 
 
@@ -25,13 +25,13 @@ class FakeTime:
 @pytest.fixture
 def clock(monkeypatch: pytest.MonkeyPatch) -> FakeTime:
     t = FakeTime()
-    monkeypatch.setattr(k.time, "monotonic", t.monotonic)
-    monkeypatch.setattr(k.time, "sleep", t.sleep)
+    monkeypatch.setattr(ratelimit.time, "monotonic", t.monotonic)
+    monkeypatch.setattr(ratelimit.time, "sleep", t.sleep)
     return t
 
 
 def test_burst_then_reservations_one_sleep_each(clock: FakeTime) -> None:
-    lim = k.RateLimiter(qps=10, burst=3)
+    lim = ratelimit.RateLimiter(qps=10, burst=3)
     for _ in range(3):
         lim.acquire()
     assert clock.sleeps == []  # the burst is free
@@ -42,7 +42,7 @@ def test_burst_then_reservations_one_sleep_each(clock: FakeTime) -> None:
 
 
 def test_tokens_refill_at_qps_up_to_burst(clock: FakeTime) -> None:
-    lim = k.RateLimiter(qps=10, burst=3)
+    lim = ratelimit.RateLimiter(qps=10, burst=3)
     for _ in range(5):
         lim.acquire()
     clock.sleeps.clear()
@@ -55,7 +55,7 @@ def test_tokens_refill_at_qps_up_to_burst(clock: FakeTime) -> None:
 
 
 def test_zero_qps_means_no_limit(clock: FakeTime) -> None:
-    lim = k.RateLimiter(qps=0, burst=1)
+    lim = ratelimit.RateLimiter(qps=0, burst=1)
     for _ in range(100):
         lim.acquire()
     assert clock.sleeps == []
@@ -78,7 +78,7 @@ def test_rfc3339_timestamps_match_the_clock() -> None:
 def test_connection_stack_is_a_bounded_lifo_that_never_blocks() -> None:
     import queue
 
-    s = k._ConnStack(2)
+    s = api._ConnStack(2)
     assert s.qsize() == 2 and s.get() is None and s.get() is None  # urllib3's placeholders
     with pytest.raises(queue.Empty):
         s.get(block=False)
@@ -97,7 +97,7 @@ def test_a_path_in_the_server_url_prefixes_every_request(tmp_path: Any, monkeypa
         "users: [{name: u, user: {token: abc}}]\n"
         "contexts: [{name: c, context: {cluster: c, user: u}}]\n"
     )
-    client = k.KubeClient(str(kubeconfig), qps=0)
+    client = api.KubeClient(str(kubeconfig), qps=0)
     sent: list[tuple[str, str, Any]] = []
 
     class Resp:

@@ -15,12 +15,28 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from .cluster.kubernetes import ApiError, KubeClient
+from .cluster.kubernetes import Conflict, KubeClient, NotFound
+from .cluster.kubernetes.retry import Backoff, retry
 from .timefmt import rfc3339
 
 __all__ = ["LeaderElector"]
 
 log = logging.getLogger("kubesched.leaderelection")
+
+
+class _NotHeld(Exception):
+    """The lease could not be taken or renewed: another candidate holds it, or our write lost a
+    race (409)."""
+
+
+def _log_acquire(e: Exception, delay: float) -> None:
+    if not isinstance(e, _NotHeld):
+        log.debug("acquiring lease: %s", e)
+
+
+def _log_renew(e: Exception, delay: float) -> None:
+    if not isinstance(e, _NotHeld):
+        log.debug("renewing lease: %s", e)
 
 
 class LeaderElector:
@@ -44,20 +60,13 @@ class LeaderElector:
         self.retry_period = retry_period
         self._observed: dict[str, Any] | None = None
         self._observed_at = 0.0
-        self._leading = threading.Event()
         self._path = f"/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases"
-
-    @property
-    def is_leader(self) -> bool:
-        return self._leading.is_set()
 
     def _get(self) -> dict[str, Any] | None:
         try:
             return self.client.request("GET", f"{self._path}/{self.name}", timeout=self.renew_deadline, limit=False)
-        except ApiError as e:
-            if e.status == 404:
-                return None
-            raise
+        except NotFound:
+            return None
 
     def _spec(self, transitions: int, acquire_time: str | None) -> dict[str, Any]:
         now = rfc3339(micro=True)
@@ -80,10 +89,8 @@ class LeaderElector:
             }
             try:
                 self.client.request("POST", self._path, body=body, timeout=self.renew_deadline, limit=False)
-            except ApiError as e:
-                if e.status == 409:
-                    return False
-                raise
+            except Conflict:
+                return False
             self._observe(body["spec"])
             return True
         spec = lease.get("spec") or {}
@@ -101,10 +108,8 @@ class LeaderElector:
         lease["spec"] = self._spec(transitions, acquire)
         try:
             self.client.request("PUT", f"{self._path}/{self.name}", body=lease, timeout=self.renew_deadline, limit=False)
-        except ApiError as e:
-            if e.status == 409:
-                return False
-            raise
+        except Conflict:
+            return False
         self._observe(lease["spec"])
         return True
 
@@ -112,45 +117,52 @@ class LeaderElector:
         self._observed = dict(spec)
         self._observed_at = time.monotonic()
 
+    def _acquire_or_renew(self) -> None:
+        if not self.try_acquire_or_renew():
+            raise _NotHeld((self._observed or {}).get("holderIdentity") or "")
+
+    def _still_ours(self, e: BaseException) -> bool:
+        """Whether to try again: not once another candidate holds the lease."""
+        return (self._observed or {}).get("holderIdentity") in (self.identity, None, "")
+
     def run(self, stop: threading.Event, on_started: Callable[[], None], on_stopped: Callable[[], None], metrics: Any = None) -> None:
         """Block until leading (or stop), call ``on_started`` in a thread, renew until the lease
         is lost (call ``on_stopped``) or ``stop`` is set (release the lease)."""
-        while not stop.is_set():
+        every = Backoff(self.retry_period, self.retry_period)
+        if not stop.is_set():
             try:
-                if self.try_acquire_or_renew():
-                    break
-            except Exception as e:
-                log.debug("acquiring lease: %s", e)
-            stop.wait(self.retry_period)
+                # every ``retry_period`` until acquired; only a stop ends the retries
+                retry(self._acquire_or_renew, every, retry_on=None, wait=stop.wait, on_retry=_log_acquire)
+            except Exception:
+                pass
         if stop.is_set():
             if (self._observed or {}).get("holderIdentity") == self.identity:
                 self.release()  # stopped right after acquiring: hand the lease back
             return
         log.info("successfully acquired lease %s/%s as %s", self.namespace, self.name, self.identity)
-        self._leading.set()
         if metrics is not None:
             metrics.leader.labels(self.name).set(1)
         threading.Thread(target=on_started, name="leading", daemon=True).start()
-        last_renew = time.monotonic()
-        while not stop.is_set():
-            stop.wait(self.retry_period)
-            if stop.is_set():
-                break
+        while not stop.wait(self.retry_period):
             try:
-                ok = self.try_acquire_or_renew()
-            except Exception as e:
-                log.debug("renewing lease: %s", e)
-                ok = False
-            if ok:
-                last_renew = time.monotonic()
-            elif time.monotonic() - last_renew > self.renew_deadline or (self._observed or {}).get("holderIdentity") not in (self.identity, None, ""):
+                # as client-go: renew every ``retry_period``, failing attempts included, for at
+                # most ``renew_deadline``; stop at once when another candidate holds the lease
+                retry(
+                    self._acquire_or_renew,
+                    every,
+                    retry_on=self._still_ours,
+                    deadline=time.monotonic() + self.renew_deadline,
+                    wait=stop.wait,
+                    on_retry=_log_renew,
+                )
+            except Exception:
+                if stop.is_set():
+                    break
                 log.error("leader election lost: %s/%s", self.namespace, self.name)
-                self._leading.clear()
                 if metrics is not None:
                     metrics.leader.labels(self.name).set(0)
                 on_stopped()
                 return
-        self._leading.clear()
         if metrics is not None:
             metrics.leader.labels(self.name).set(0)
         self.release()

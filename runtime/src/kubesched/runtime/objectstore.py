@@ -9,30 +9,14 @@ from __future__ import annotations
 
 import copy
 import threading
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from kubesched.sdk import ObjectConflict, ObjectNotFound
 
-__all__ = ["CLUSTER_SCOPED_KINDS", "ObjectStore", "group_of", "merge_patch"]
+from .cluster.kubernetes.discovery import CLUSTER_SCOPED_KINDS
 
-CLUSTER_SCOPED_KINDS = frozenset(
-    {
-        "Node",
-        "Namespace",
-        "PersistentVolume",
-        "StorageClass",
-        "CSINode",
-        "CSIDriver",
-        "PriorityClass",
-        "VolumeAttachment",
-        "CustomResourceDefinition",
-        "ClusterRole",
-        "ClusterRoleBinding",
-        "DeviceClass",
-        "ResourceSlice",
-    }
-)
+__all__ = ["ObjectStore", "group_of", "merge_patch"]
 
 #: (event type, kind, old object or None, new object or None); event type is ADDED/MODIFIED/DELETED
 Listener = Callable[[str, str, "dict[str, Any] | None", "dict[str, Any] | None"], None]
@@ -188,7 +172,3 @@ class ObjectStore:
                 if all(((o.get("metadata") or {}).get("labels") or {}).get(k) == v for k, v in label_selector.items())
             ]
         return [copy.deepcopy(o) for o in items]
-
-    def all(self) -> Iterable[dict[str, Any]]:
-        with self._lock:
-            return list(self._objs.values())

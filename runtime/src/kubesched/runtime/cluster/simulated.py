@@ -24,6 +24,7 @@ from kubesched.sdk import InvalidObjectError, Node, ObjectConflict, ObjectNotFou
 
 from ..objectstore import ObjectStore
 from ..timefmt import rfc3339
+from .kubernetes.discovery import CLUSTER_SCOPED_KINDS
 
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -115,7 +116,7 @@ def load_manifests(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
                 Node(obj).validate()
             except InvalidObjectError as e:
                 raise ManifestError(f"{where}: {e}") from None
-        ns = "" if kind in ("Node", "Namespace", "PersistentVolume", "StorageClass", "CSINode", "CSIDriver", "PriorityClass") else str(md.get("namespace") or "default")
+        ns = "" if kind in CLUSTER_SCOPED_KINDS else str(md.get("namespace") or "default")
         key = (api_version.split("/")[0] if "/" in api_version else "", kind, ns, str(md["name"]))
         if key in seen:
             raise ManifestError(f"{where}: duplicate object: {kind} {ns + '/' if ns else ''}{md['name']} is already defined in document {seen[key] + 1}")

@@ -1,0 +1,109 @@
+"""The SDK's ObjectClient on a real cluster: what plugins reach through ``handle.objects``."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from kubesched.sdk import ObjectNotFound
+
+from .discovery import api_path
+from .errors import Conflict
+from .informers import Informer
+
+if TYPE_CHECKING:
+    from .cluster import KubernetesCluster
+
+__all__ = ["KubeObjects"]
+
+
+class KubeObjects:
+    """Reads from informer caches when the kind is watched (an informer is started on a kind's
+    first read), otherwise from the API server; writes go to the API server. Errors are the
+    SDK's: ``ObjectNotFound`` (404), ``ObjectConflict`` (409)."""
+
+    def __init__(self, cluster: KubernetesCluster) -> None:
+        self._c = cluster
+
+    def _res(self, api_version: str, kind: str) -> tuple[str, str, bool]:
+        return self._c.resolve(api_version, kind)
+
+    def _cache_key(self, api_version: str, kind: str, name: str, namespace: str | None) -> str:
+        try:
+            namespaced = self._res(api_version, kind)[2]
+        except KeyError:
+            namespaced = bool(namespace)
+        return f"{namespace or 'default'}/{name}" if namespaced else name
+
+    def _remember(self, kind: str, obj: Mapping[str, Any]) -> None:
+        """Write-through: a write's response updates the informer cache at once (if newer), so a
+        plugin's next read sees its own write even before the watch event arrives."""
+        inf = self._c.informers.get(kind)
+        if inf is None or not isinstance(obj, Mapping) or not obj.get("metadata"):
+            return
+        o = dict(obj)
+        o.setdefault("kind", kind)
+        key = Informer.key(o)
+        with inf.lock:
+            cur = inf.store.get(key)
+            try:
+                newer = cur is None or int((o["metadata"] or {}).get("resourceVersion") or 0) >= int((cur.get("metadata") or {}).get("resourceVersion") or 0)
+            except ValueError:
+                newer = True
+            if newer:
+                inf.store[key] = o
+
+    def get(self, api_version: str, kind: str, name: str, namespace: str | None = None) -> dict[str, Any]:
+        inf = self._c.informer_for(kind, api_version)
+        if inf is not None and inf.synced.is_set() and not inf.forbidden:
+            with inf.lock:
+                obj = inf.store.get(self._cache_key(api_version, kind, name, namespace))
+            if obj is None:
+                raise ObjectNotFound(f'{kind} "{name}" not found')
+            return json.loads(json.dumps(obj))
+        gv, plural, namespaced = self._res(api_version, kind)
+        return self._c.client.request("GET", api_path(gv, plural, namespaced, namespace or "default", name))
+
+    def list(self, api_version: str, kind: str, namespace: str | None = None, label_selector: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
+        inf = self._c.informer_for(kind, api_version)
+        if inf is not None and inf.synced.is_set() and not inf.forbidden:
+            with inf.lock:
+                items = list(inf.store.values())
+            out = []
+            for o in items:
+                md = o.get("metadata") or {}
+                if namespace is not None and md.get("namespace") != namespace:
+                    continue
+                if label_selector and any((md.get("labels") or {}).get(k) != v for k, v in label_selector.items()):
+                    continue
+                out.append(json.loads(json.dumps(o)))
+            return out
+        gv, plural, namespaced = self._res(api_version, kind)
+        sel = ",".join(f"{k}={v}" for k, v in (label_selector or {}).items()) or None
+        data = self._c.client.request("GET", api_path(gv, plural, namespaced and namespace is not None, namespace), query={"labelSelector": sel})
+        return list(data.get("items") or [])
+
+    def patch(self, api_version: str, kind: str, name: str, patch: Mapping[str, Any], namespace: str | None = None, *, resource_version: str | None = None, subresource: str | None = None) -> dict[str, Any]:
+        gv, plural, namespaced = self._res(api_version, kind)
+        body = dict(patch)
+        if resource_version is not None:
+            md = dict(body.get("metadata") or {})
+            md["resourceVersion"] = resource_version
+            body["metadata"] = md
+        path = api_path(gv, plural, namespaced, namespace or "default", name, subresource)
+        try:
+            out = self._c.client.request("PATCH", path, body=body, content_type="application/merge-patch+json")
+        except Conflict:
+            # refresh the cache so the caller's retry reads the current version
+            try:
+                self._remember(kind, self._c.client.request("GET", path))
+            except Exception:
+                pass
+            raise
+        self._remember(kind, out)
+        return out
+
+    def delete(self, api_version: str, kind: str, name: str, namespace: str | None = None) -> None:
+        gv, plural, namespaced = self._res(api_version, kind)
+        self._c.client.request("DELETE", api_path(gv, plural, namespaced, namespace or "default", name))
