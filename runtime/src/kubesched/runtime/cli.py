@@ -52,7 +52,7 @@ def _registry() -> Any:
 def _load_config(path: str | None, registry: Any) -> Any:
     from .config import load_config
 
-    return load_config(path, installed_plugins=registry.names())
+    return load_config(path, installed_plugins=registry.names(), unknown_plugin_hints=registry.unknown_plugin_hints())
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -66,11 +66,14 @@ def main(debug: bool) -> None:
 @main.command("plugins")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list.")
 def plugins_cmd(as_json: bool) -> None:
-    """List installed plugins: name, distribution, version, extension points."""
+    """List installed plugins: name, distribution, version, extension points. A broken plugin
+    is marked BROKEN with the reason; problems of the installation are warnings on stderr."""
     reg = _registry()
     specs = reg.specs()
     if as_json:
         click.echo(json.dumps([s.as_dict() for s in specs], indent=2, default=str))
+        for w in reg.warnings():
+            click.echo(f"warning: {w}", err=True)
         return
     from rich.console import Console
     from rich.markup import escape
@@ -84,8 +87,12 @@ def plugins_cmd(as_json: bool) -> None:
         table.add_row(s.name, s.distribution, s.version, escape(points), s.args_kind or "-")
     Console(width=160).print(table)
     for s in specs:
+        if s.broken:
+            click.echo(f"broken: {s.describe_error()}", err=True)
         for w in s.warnings:
             click.echo(f"warning: {s.name}: {w}", err=True)
+    for w in reg.warnings():
+        click.echo(f"warning: {w}", err=True)
 
 
 # config ---------------------------------------------------------------------------------------------
@@ -334,8 +341,8 @@ def _print_explanation(ex: Any) -> None:
 
     console = Console(width=max(140, Console().width))
     console.print(f"[bold]{escape(ex.pod)}[/] (profile {escape(ex.profile)})")
-    if ex.error:
-        console.print(f"[red]{escape(ex.error)}[/]")
+    if ex.error and not ex.prefilter and not ex.filter:
+        console.print(f"[red]Error[/]: {escape(ex.error)}")
         return
     if ex.prefilter:
         console.print("PreFilter: " + escape(", ".join(f"{k}={v}" for k, v in ex.prefilter.items())))
@@ -354,7 +361,8 @@ def _print_explanation(ex: Any) -> None:
             escape("\n".join(f"{p}: {r}" for p, r in bad)),
             str(len(passed)),
         )
-    console.print(t)
+    if ex.filter:
+        console.print(t)
     if skipped:
         console.print("skipped for this pod (PreFilter returned Skip): " + escape(", ".join(skipped)))
     if ex.scores:
@@ -372,7 +380,9 @@ def _print_explanation(ex: Any) -> None:
             per = ex.scores[node]
             st.add_row(escape(node), *[("{}/{}/{}".format(*per[p]) if p in per else "-") for p in splugins], str(total))
         console.print(st)
-    if ex.selected:
+    if ex.error:
+        console.print(f"[red]Error[/]: {escape(ex.error)}")
+    elif ex.selected:
         console.print(f"selected node: [bold green]{escape(ex.selected)}[/]")
     else:
         console.print(f"[yellow]unschedulable[/]: {escape(ex.message)}")

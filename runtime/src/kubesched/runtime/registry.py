@@ -4,6 +4,12 @@ The entry point's name is the plugin's name in configuration files. Each entry p
 in its own try/except: a broken distribution is recorded with its name and error and fails
 startup only if a profile uses it. The runtime's own default plugins come in the same way.
 
+A plugin class that breaks the SDK's contract is broken too, with a message naming the plugin,
+its distribution, the hook and what was expected: a method marked ``@hookimpl`` whose name is
+not a hook, a hook declaring an argument its spec does not have, an ``Args`` that is not a
+dataclass. Entry points in a group that starts with ``kubesched`` but is not
+``kubesched.plugins`` (a misspelt group) are reported too: they are never loaded.
+
 ``KUBESCHED_LOAD_PLUGINS`` (comma-separated distribution or plugin names) is an allow-list for
 third-party plugins: when it is set, only those are loaded; set and empty, none are. The
 runtime's own plugins (distribution ``kubesched``) are always loaded.
@@ -13,16 +19,20 @@ from __future__ import annotations
 
 import inspect
 import os
+import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import cache
 from importlib import metadata
 from typing import Any
 
-from kubesched.sdk import PRIMARY_HOOKS, args_schema
+from kubesched.sdk import HOOKS, PRIMARY_HOOKS, args_schema, hookspecs
+from kubesched.sdk.args import args_class_problem
 
 __all__ = [
     "ENTRY_POINT_GROUP",
     "BrokenPluginError",
+    "MisplacedEntryPoint",
     "PluginSpec",
     "Registry",
     "UnknownPluginError",
@@ -73,6 +83,96 @@ def unmarked_hooks(obj: Any) -> list[str]:
     return sorted(n for n in names if n not in marked and callable(getattr(obj, n, None)))
 
 
+@cache
+def spec_params(hook: str) -> tuple[str, ...]:
+    """The arguments of hook ``hook``'s specification, in order."""
+    return tuple(inspect.signature(getattr(hookspecs, hook)).parameters)
+
+
+def _impl_params(cls: type, attr: str) -> tuple[str, ...]:
+    """The arguments pluggy passes to method ``attr`` of plugin class ``cls``: the required
+    positional ones, without ``self`` (pluggy's ``argnames``)."""
+    fn = getattr(cls, attr)
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        return ()
+    if not isinstance(inspect.getattr_static(cls, attr, None), staticmethod) and not inspect.ismethod(fn):
+        params = params[1:]  # self
+    kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    return tuple(p.name for p in params if p.kind in kinds and p.default is inspect.Parameter.empty)
+
+
+def _quoted(names: Iterable[str]) -> str:
+    return ", ".join(f'"{n}"' for n in names)
+
+
+def contract_problems(obj: Any) -> list[str]:
+    """What plugin class ``obj`` gets wrong about the SDK's contract, one sentence each."""
+    from .config import suggest
+
+    problems: list[str] = []
+    for hook, attr in sorted(_hook_names(obj).items(), key=lambda kv: kv[1]):
+        if hook not in HOOKS:
+            what = f'method "{attr}"' if hook == attr else f'method "{attr}" (specname "{hook}")'
+            hint = suggest(hook, HOOKS)
+            problems.append(
+                f"{what} is marked @hookimpl but is not a hook; "
+                + (f'did you mean "{hint}"?' if hint else f"the hooks are: {', '.join(HOOKS)}")
+            )
+            continue
+        expected = spec_params(hook)
+        unknown = [a for a in _impl_params(obj, attr) if a not in expected]
+        if unknown:
+            noun = "argument" if len(unknown) == 1 else "arguments"
+            problems.append(
+                f"hook {hook} has {noun} {_quoted(unknown)}, which the spec does not have; "
+                f"expected {hook}({', '.join(expected)})"
+            )
+    return problems
+
+
+@dataclass(frozen=True)
+class MisplacedEntryPoint:
+    """An entry point in a group that starts with ``kubesched`` but is not the plugin group."""
+
+    name: str
+    group: str
+    distribution: str
+    version: str
+    value: str
+
+    def hint(self) -> str:
+        return (
+            f'distribution "{self.distribution}" registers it in entry-point group "{self.group}"'
+            f' — the group is "{ENTRY_POINT_GROUP}"'
+        )
+
+    def warning(self) -> str:
+        return (
+            f'distribution "{self.distribution}" {self.version} registers "{self.name}" in entry-point group '
+            f'"{self.group}", which kubesched does not read — the group is "{ENTRY_POINT_GROUP}"'
+        )
+
+
+def _entry_points() -> list[metadata.EntryPoint]:
+    """Every entry point of every installed distribution (the first of each name on the path,
+    as ``importlib.metadata.entry_points`` counts them)."""
+    out: list[metadata.EntryPoint] = []
+    seen: set[str] = set()
+    for dist in metadata.distributions():
+        key = re.sub(r"[-_.]+", "-", dist.metadata["Name"] or "").lower()
+        if key not in seen:
+            seen.add(key)
+            out.extend(dist.entry_points)
+    return out
+
+
+def _dist_of(ep: Any) -> tuple[str, str]:
+    dist = ep.dist
+    return (dist.metadata["Name"], dist.version) if dist is not None else ("<unknown>", "")
+
+
 @dataclass
 class PluginSpec:
     """One discovered plugin."""
@@ -101,6 +201,7 @@ class PluginSpec:
             "args_kind": self.args_kind,
             "args": args_schema(self.args_cls),
             "entry_point": self.value,
+            "broken": self.broken,
         }
         if self.error:
             d["error"] = self.error
@@ -125,16 +226,21 @@ class PluginSpec:
         return self.factory(**kwargs)
 
     def describe_error(self) -> str:
-        return f'plugin "{self.name}" from distribution {self.distribution} {self.version} failed to load: {self.error}'
+        if self.factory is None:
+            return f'plugin "{self.name}" from distribution {self.distribution} {self.version} failed to load: {self.error}'
+        origin = f"{self.distribution} {self.version}" if self.version else self.distribution
+        return f'plugin "{self.name}" ({origin}): {self.error}'
 
 
 class Registry:
     """The plugins available to this process, by config name."""
 
-    def __init__(self, specs: Iterable[PluginSpec] = ()) -> None:
+    def __init__(self, specs: Iterable[PluginSpec] = (), misplaced: Iterable[MisplacedEntryPoint] = ()) -> None:
         self._specs: dict[str, PluginSpec] = {}
         for s in specs:
             self._specs[s.name] = s
+        #: entry points in misspelt groups (``kubesched.plugin``, ``kubesched-plugins``, ...)
+        self.misplaced: list[MisplacedEntryPoint] = list(misplaced)
 
     # discovery ----------------------------------------------------------------------------
     @classmethod
@@ -144,10 +250,15 @@ class Registry:
         allowed = None if allow is None else {a.strip() for a in allow.split(",") if a.strip()}
         reg = cls()
         seen_dists: dict[str, str] = {}
-        for ep in metadata.entry_points(group=group):
-            dist = ep.dist
-            dname = dist.metadata["Name"] if dist is not None else "<unknown>"
-            version = dist.version if dist is not None else ""
+        every = _entry_points()
+        for ep in every:
+            g = ep.group
+            if g.lower().startswith("kubesched") and g not in (group, ENTRY_POINT_GROUP):
+                reg.misplaced.append(MisplacedEntryPoint(ep.name, g, *_dist_of(ep), ep.value))
+        for ep in every:
+            if ep.group != group:
+                continue
+            dname, version = _dist_of(ep)
             if allowed is not None and dname != RUNTIME_DISTRIBUTION and dname not in allowed and ep.name not in allowed:
                 continue
             if ep.name in reg._specs and seen_dists.get(ep.name) != dname:
@@ -183,6 +294,13 @@ class Registry:
         spec.extension_points = implemented_points(obj)
         spec.args_cls = getattr(obj, "Args", None)
         spec.args_kind = str(getattr(obj, "args_kind", "") or (f"{spec.name}Args" if spec.args_cls else ""))
+        problems = contract_problems(obj) if inspect.isclass(obj) else []
+        args_problem = args_class_problem(spec.args_cls)
+        if args_problem:
+            problems.append(args_problem)
+            spec.args_cls = None
+        if problems:
+            spec.error = "; ".join(problems)
         if inspect.isclass(obj):
             bad = unmarked_hooks(obj)
             if bad:
@@ -203,7 +321,15 @@ class Registry:
         return spec
 
     def copy(self) -> Registry:
-        return Registry(self._specs.values())
+        return Registry(self._specs.values(), self.misplaced)
+
+    def warnings(self) -> list[str]:
+        """Problems of the installation that are not one plugin's: misspelt entry-point groups."""
+        return [m.warning() for m in self.misplaced]
+
+    def unknown_plugin_hints(self) -> dict[str, str]:
+        """For names that are not plugins but sit in a misspelt entry-point group: why."""
+        return {m.name: m.hint() for m in self.misplaced if m.name not in self._specs}
 
     # queries ------------------------------------------------------------------------------
     def names(self) -> list[str]:
@@ -221,6 +347,9 @@ class Registry:
         except KeyError:
             from .config import suggest
 
+            misplaced = self.unknown_plugin_hints().get(name)
+            if misplaced:
+                raise UnknownPluginError(f'unknown plugin "{name}"; {misplaced}') from None
             hint = suggest(name, self._specs)
             msg = f'unknown plugin "{name}"'
             if hint:

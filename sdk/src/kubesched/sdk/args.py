@@ -28,7 +28,7 @@ import typing
 from collections.abc import Mapping
 from typing import Any, Literal, Union, get_args, get_origin
 
-__all__ = ["ArgsError", "args_schema", "build_args", "camel", "snake"]
+__all__ = ["ArgsError", "args_class_problem", "args_schema", "build_args", "camel", "snake"]
 
 
 class ArgsError(ValueError):
@@ -119,12 +119,29 @@ def _convert(tp: Any, value: Any, field: str, hints_ns: dict[str, Any]) -> Any:
     return value
 
 
+def args_class_problem(args_cls: Any) -> str | None:
+    """Why ``args_cls`` cannot be a plugin's ``Args`` (it must be a dataclass), or None."""
+    if args_cls is None or (isinstance(args_cls, type) and dataclasses.is_dataclass(args_cls)):
+        return None
+    if isinstance(args_cls, type):
+        got = f"class {args_cls.__name__}"
+    elif dataclasses.is_dataclass(args_cls):
+        got = f"an instance of {type(args_cls).__name__} (name the class, not an instance)"
+    else:
+        got = f"{type(args_cls).__name__} {args_cls!r}"
+    return f"Args must be a dataclass, got {got}"
+
+
 def build_args(args_cls: type[Any], raw: Mapping[str, Any] | None, *, field: str = "args") -> Any:
     """Build ``args_cls`` (a dataclass) from ``raw`` (camelCase or snake_case keys).
 
     Unknown keys, wrong types and ``validate()`` failures raise :class:`ArgsError` whose
-    ``field`` is the path (``args.scoringStrategy.type``).
+    ``field`` is the path (``args.scoringStrategy.type``); an ``args_cls`` that is not a
+    dataclass raises ``TypeError`` saying so.
     """
+    problem = args_class_problem(args_cls)
+    if problem:
+        raise TypeError(problem)
     if raw is None:
         raw = {}
     if not isinstance(raw, Mapping):

@@ -62,16 +62,21 @@ _DEFAULT_PERCENTAGE_OF_NODES_TO_SCORE = 0  # config.DefaultPercentageOfNodesToSc
 
 
 def load_config(
-    path: str | os.PathLike[str] | None, *, installed_plugins: Collection[str] | None = None
+    path: str | os.PathLike[str] | None,
+    *,
+    installed_plugins: Collection[str] | None = None,
+    unknown_plugin_hints: Mapping[str, str] | None = None,
 ) -> SchedulerConfiguration:
     """Load the KubeSchedulerConfiguration file at ``path``.
 
     ``None`` gives kube-scheduler's default configuration: one profile ``default-scheduler``
     with the default plugins of ``kubescheduler.config.k8s.io/v1``.
     """
+    hints = unknown_plugin_hints
     if path is None:
         return load_config_data(
-            {"apiVersion": V1, "kind": KIND}, source=None, installed_plugins=installed_plugins
+            {"apiVersion": V1, "kind": KIND}, source=None, installed_plugins=installed_plugins,
+            unknown_plugin_hints=hints,
         )
     source = os.fsdecode(os.fspath(path))
     try:
@@ -84,7 +89,9 @@ def load_config(
         raise ConfigError(
             source, "", f"cannot read configuration file: {exc.strerror or exc}"
         ) from exc
-    return load_config_data(text, source=source, installed_plugins=installed_plugins)
+    return load_config_data(
+        text, source=source, installed_plugins=installed_plugins, unknown_plugin_hints=hints
+    )
 
 
 def load_config_data(
@@ -92,19 +99,21 @@ def load_config_data(
     *,
     source: str | None = None,
     installed_plugins: Collection[str] | None = None,
+    unknown_plugin_hints: Mapping[str, str] | None = None,
 ) -> SchedulerConfiguration:
     """Load a KubeSchedulerConfiguration from YAML text or from already-parsed data.
 
     ``source`` names the origin in error messages. When ``installed_plugins`` is given, every
     plugin name written in an ``enabled`` list (any extension point, ``multiPoint`` included)
-    or in ``pluginConfig`` must be one of them.
+    or in ``pluginConfig`` must be one of them; ``unknown_plugin_hints`` says, for a name that
+    is not, why (the registry's misspelt entry-point groups) instead of a did-you-mean.
     """
     positions: dict[str, int]
     if isinstance(data, str):
         document, positions = parse_document(data, source)
     else:
         document, positions = plain_data(data, "", source), {}
-    return _Builder(source, positions).build(document, installed_plugins)
+    return _Builder(source, positions).build(document, installed_plugins, unknown_plugin_hints)
 
 
 class _Builder:
@@ -117,7 +126,10 @@ class _Builder:
 
     # ------------------------------------------------------------------ decoding
     def build(
-        self, document: Any, installed_plugins: Collection[str] | None
+        self,
+        document: Any,
+        installed_plugins: Collection[str] | None,
+        unknown_plugin_hints: Mapping[str, str] | None = None,
     ) -> SchedulerConfiguration:
         if not isinstance(document, Mapping):
             got = "a list" if isinstance(document, list) else f"the scalar {go_repr(document)}"
@@ -149,7 +161,9 @@ class _Builder:
         cfg, plugin_configs = self._convert(decoded, api_version)
         errors = _validate.validate(cfg, plugin_configs, self.decoder.line)
         if installed_plugins is not None:
-            errors.extend(self._check_installed(decoded, set(installed_plugins)))
+            errors.extend(
+                self._check_installed(decoded, set(installed_plugins), unknown_plugin_hints or {})
+            )
         if errors:
             first = errors[0]
             first.errors = errors
@@ -327,7 +341,7 @@ class _Builder:
 
     # ------------------------------------------------------------------ installed plugins
     def _check_installed(
-        self, decoded: Mapping[str, Any], installed: set[str]
+        self, decoded: Mapping[str, Any], installed: set[str], hints: Mapping[str, str]
     ) -> list[ConfigError]:
         listing = ", ".join(sorted(installed)) if installed else "(none)"
         errors: list[ConfigError] = []
@@ -336,6 +350,9 @@ class _Builder:
             if name in installed:
                 return
             message = f'unknown plugin "{name}"'
+            if name in hints:
+                errors.append(self.error(path, f"{message}; {hints[name]}"))
+                return
             close = suggest(name, installed)
             message += f'; did you mean "{close}"? ' if close else "; "
             message += f"installed plugins: {listing}"
