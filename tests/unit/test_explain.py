@@ -6,9 +6,11 @@ from __future__ import annotations
 import json
 import pathlib
 
+import pytest
 from click.testing import CliRunner
 
 from kubesched.runtime.cli import explain_simulated, main
+from kubesched.sdk import Code, Status, hookimpl
 from kubesched.testing import make_node, make_pod, run_profile
 
 DATA = pathlib.Path(__file__).parent / "data" / "explain_cluster.yaml"
@@ -101,3 +103,97 @@ def test_run_profile_matches_explain_for_a_custom_plugin() -> None:
     r = run_profile({"OnlyA": OnlyA}, nodes=[make_node().name("a").obj(), make_node().name("b").obj()], pods=[make_pod().name("p").obj()])
     assert r.node("p") == "a"
     assert r.filter_reasons("p") == {"b": ["node(s) were not a"]}
+
+
+# a plugin that raises: explain reports an Error with simulate's message ------------------------
+
+
+class _RaisesInFilter:
+    @hookimpl
+    def filter(self, node_info):
+        if node_info.name == "b":
+            raise ValueError(f"cannot read node {node_info.name}")
+
+
+class _RaisesInPreFilter:
+    @hookimpl
+    def pre_filter(self, pod):
+        raise KeyError("zone")
+
+
+class _RaisesInPreScore:
+    @hookimpl
+    def pre_score(self, pod):
+        raise RuntimeError("no data")
+
+    @hookimpl
+    def score(self):
+        return 1
+
+
+class _RaisesInScore:
+    @hookimpl
+    def score(self, node_info):
+        raise ZeroDivisionError("division by zero")
+
+
+class _ErrorStatusInFilter:
+    @hookimpl
+    def filter(self, node_info):
+        return Status(Code.ERROR, "the cache is cold")
+
+
+@pytest.mark.parametrize(
+    ("plugin", "message"),
+    [
+        (_RaisesInFilter, 'running Filter plugin "P": ValueError: cannot read node b'),
+        (_RaisesInPreFilter, "running PreFilter plugin \"P\": KeyError: 'zone'"),
+        (_RaisesInPreScore, 'running PreScore plugin "P": RuntimeError: no data'),
+        (_RaisesInScore, 'running Score plugins: plugin "P" failed with: ZeroDivisionError: division by zero'),
+        (_ErrorStatusInFilter, 'running "P" filter plugin: the cache is cold'),
+    ],
+)
+def test_plugin_error_is_an_error_as_simulate_reports_it(tmp_path: pathlib.Path, plugin: type, message: str) -> None:
+    import yaml
+
+    from kubesched.runtime.cli import simulate
+    from kubesched.runtime.registry import Registry
+
+    reg = Registry.discover()
+    reg.register("P", plugin)
+    cluster = tmp_path / "cluster.yaml"
+    cluster.write_text(yaml.safe_dump_all([make_node().name("a").obj(), make_node().name("b").obj(), make_pod().name("p").obj()]))
+    config = tmp_path / "config.yaml"
+    config.write_text(yaml.safe_dump({
+        "apiVersion": "kubescheduler.config.k8s.io/v1",
+        "kind": "KubeSchedulerConfiguration",
+        "profiles": [{"plugins": {"multiPoint": {"enabled": [{"name": "P"}]}}}],
+    }))
+    simulated = simulate(str(cluster), str(config), registry=reg, seed=1)["pods"][0]
+    assert (simulated["status"], simulated["message"]) == ("Error", message)
+    ex = explain_simulated(str(cluster), "p", str(config), registry=reg, seed=1)
+    assert (ex.status, ex.error, ex.message, ex.selected) == ("Error", message, message, None)
+    assert ex.as_dict()["status"] == "Error"
+
+
+def test_explain_cli_prints_the_error(monkeypatch: pytest.MonkeyPatch, tmp_path: pathlib.Path) -> None:
+    import yaml
+
+    from kubesched.runtime import cli
+    from kubesched.runtime.registry import Registry
+
+    reg = Registry.discover()
+    reg.register("P", _RaisesInFilter)
+    monkeypatch.setattr(cli, "_registry", lambda: reg)
+    cluster = tmp_path / "cluster.yaml"
+    cluster.write_text(yaml.safe_dump_all([make_node().name("a").obj(), make_node().name("b").obj(), make_pod().name("p").obj()]))
+    config = tmp_path / "config.yaml"
+    config.write_text(yaml.safe_dump({
+        "apiVersion": "kubescheduler.config.k8s.io/v1",
+        "kind": "KubeSchedulerConfiguration",
+        "profiles": [{"plugins": {"multiPoint": {"enabled": [{"name": "P"}]}}}],
+    }))
+    res = CliRunner().invoke(main, ["explain", "p", "--cluster", str(cluster), "--config", str(config)])
+    assert res.exit_code == 0, res.output
+    assert res.stdout.splitlines()[-1] == 'Error: running Filter plugin "P": ValueError: cannot read node b'
+    assert "unschedulable" not in res.stdout

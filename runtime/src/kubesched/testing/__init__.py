@@ -7,12 +7,13 @@ through a real framework cycle on the simulated cluster.
 from __future__ import annotations
 
 from .handle import FakeClock, RecordedEvent, TestHandle, build_plugin, make_handle
-from .run import PodOutcome, RunResult, profile_config, run_profile
+from .run import PluginError, PodOutcome, RunResult, profile_config, run_profile
 from .wrappers import NodeWrapper, PodWrapper, make_node, make_pod
 
 __all__ = [
     "FakeClock",
     "NodeWrapper",
+    "PluginError",
     "PodOutcome",
     "PodWrapper",
     "RecordedEvent",

@@ -13,6 +13,11 @@
     assert result.scores("p")["a"]["PriorityLabel"].normalized == 100
     assert ("Filter", "PriorityLabel", "default/p", "b") in result.calls()
 
+An exception raised in a hook becomes an Error for that pod (as in ``kubesched run``) and is kept
+with its traceback: ``result.errors("p")`` lists each one (extension point, plugin, node, the
+exception and the traceback text, starting at the plugin's own frame), ``result.tracebacks("p")``
+the texts alone.
+
 By default the profile is the given plugins enabled through ``multiPoint`` on top of
 PrioritySort and DefaultBinder only (``defaults=False``); ``defaults=True`` adds them on top of
 kube-scheduler's default profile instead. ``points`` enables plugins at given extension points
@@ -22,15 +27,78 @@ KubeSchedulerConfiguration (YAML text or dict) instead.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+import os
+import threading
+import traceback
+import types
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from kubesched.sdk import Pod, Status
+import kubesched.runtime
+from kubesched.runtime.observe.trace import Tracer
+from kubesched.sdk import HOOKS, NodeInfo, Pod, Status
 
-__all__ = ["PodOutcome", "RunResult", "run_profile"]
+__all__ = ["PluginError", "PodOutcome", "RunResult", "run_profile"]
 
 PROFILE = "kubesched-test"
+
+#: frames in these directories (the framework, this kit) are left out of a plugin's traceback
+_OWN_DIRS = tuple(os.path.dirname(d) + os.sep for d in (kubesched.runtime.__file__, __file__))
+_NODE_NAME_HOOKS = frozenset({"reserve", "unreserve", "permit", "pre_bind", "bind", "post_bind"})
+
+
+@dataclass(frozen=True)
+class PluginError:
+    """An exception a plugin's hook raised; the framework made it an Error for the pod."""
+
+    #: the extension point's label, e.g. ``"Filter"``
+    point: str
+    plugin: str
+    #: the node the call was about, ``"-"`` when it is not about one node
+    node: str
+    exception: BaseException
+    #: the formatted traceback, from the plugin's own frame down to the ``raise``
+    traceback: str
+
+    def __str__(self) -> str:
+        where = f" on node {self.node}" if self.node != "-" else ""
+        return f"{self.point} plugin {self.plugin}{where} raised:\n{self.traceback}"
+
+
+def _plugin_traceback(e: BaseException) -> str:
+    tb: types.TracebackType | None = e.__traceback__
+    while tb is not None and tb.tb_next is not None and tb.tb_frame.f_code.co_filename.startswith(_OWN_DIRS):
+        tb = tb.tb_next
+    return "".join(traceback.format_exception(type(e), e, tb))
+
+
+class _KitTracer(Tracer):
+    """Keeps every call (``RunResult.calls``) and every exception a hook raised, per pod."""
+
+    def __init__(self) -> None:
+        super().__init__(stream=None, keep=True)
+        self.errors: dict[str, list[PluginError]] = {}
+        self._errors_lock = threading.Lock()
+
+    def wrap(self, profile: str, point: str, hook: str, plugin: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+        info = HOOKS.get(hook)
+        label = info.label if info is not None else hook
+
+        def kept(*args: Any) -> Any:
+            try:
+                return fn(*args)
+            except Exception as e:
+                pod = next((a.key for a in args if isinstance(a, Pod)), "-")
+                node = next((a.name for a in args if isinstance(a, NodeInfo)), "-")
+                if hook in _NODE_NAME_HOOKS and len(args) >= 3 and isinstance(args[2], str):
+                    node = args[2]
+                err = PluginError(label, plugin, node, e, _plugin_traceback(e))
+                with self._errors_lock:
+                    self.errors.setdefault(pod, []).append(err)
+                raise
+
+        return super().wrap(profile, point, hook, plugin, kept)
 
 
 @dataclass
@@ -48,6 +116,8 @@ class PodOutcome:
     #: node -> plugin -> PluginScore(raw, normalized, weighted), for the last scored attempt
     scores: dict[str, dict[str, Any]] = field(default_factory=dict)
     totals: dict[str, int] = field(default_factory=dict)
+    #: exceptions raised in the pod's hook calls, every attempt's, in order, with tracebacks
+    errors: list[PluginError] = field(default_factory=list)
 
 
 class RunResult:
@@ -56,9 +126,11 @@ class RunResult:
         self.cluster = cluster
         self.tracer = tracer
         self._by_name: dict[str, PodOutcome] = {}
+        errors: dict[str, list[PluginError]] = getattr(tracer, "errors", {})
         for uid, res in scheduler.results.items():
             diag = scheduler.diagnostics.get(uid, {})
-            self._by_name[f"{res.namespace}/{res.name}"] = PodOutcome(
+            key = f"{res.namespace}/{res.name}"
+            self._by_name[key] = PodOutcome(
                 res.namespace,
                 res.name,
                 res.node,
@@ -68,6 +140,7 @@ class RunResult:
                 dict(diag.get("filter", {})),
                 {n: dict(v) for n, v in diag.get("scores", {}).items()},
                 dict(diag.get("totals", {})),
+                list(errors.get(key, ())),
             )
 
     def _key(self, pod: str) -> str:
@@ -88,6 +161,14 @@ class RunResult:
 
     def message(self, pod: str) -> str:
         return self.outcome(pod).message
+
+    def errors(self, pod: str) -> list[PluginError]:
+        """Exceptions raised in ``pod``'s hook calls (each an Error for the pod), in order."""
+        return list(self.outcome(pod).errors)
+
+    def tracebacks(self, pod: str) -> list[str]:
+        """The traceback text of each exception of :meth:`errors`."""
+        return [e.traceback for e in self.outcome(pod).errors]
 
     def placements(self) -> dict[str, str | None]:
         return {k: v.node for k, v in self._by_name.items()}
@@ -206,7 +287,6 @@ def run_profile(
     """
     from kubesched.runtime.cluster.simulated import SimulatedCluster, apply_defaults
     from kubesched.runtime.config import load_config_data
-    from kubesched.runtime.observe.trace import Tracer
     from kubesched.runtime.registry import Registry
     from kubesched.runtime.scheduler import Scheduler
 
@@ -223,7 +303,9 @@ def run_profile(
     else:
         cfg_data = config
         profile_name = ""
-    cfg = load_config_data(cfg_data, source="<run_profile>", installed_plugins=reg.names())
+    cfg = load_config_data(
+        cfg_data, source="<run_profile>", installed_plugins=reg.names(), unknown_plugin_hints=reg.unknown_plugin_hints()
+    )
     if not profile_name:
         profile_name = cfg.profiles[0].scheduler_name
     manifests: list[dict[str, Any]] = []
@@ -240,7 +322,7 @@ def run_profile(
         raw["spec"] = spec
         manifests.append(raw)
     sim = SimulatedCluster(manifests, source="<run_profile>")
-    tracer = Tracer(stream=None, keep=True)
+    tracer = _KitTracer()
     sched = Scheduler(cfg, reg, sim, seed=seed, tracer=tracer, simulated=True, record_diagnostics=True)
     for fw in sched.frameworks.values():
         fw.reuse_results = reuse_results

@@ -4,6 +4,8 @@
 cycle, it runs *every* Filter plugin on *every* node (so a node rejected by two plugins shows
 both reasons), then PreScore/Score/NormalizeScore on the feasible nodes, and reports each
 plugin's raw, normalized and weighted score, the ranking and the node that would be chosen.
+A plugin that raises (or returns an Error status) makes the pod an ``Error``, with the message
+``kubesched simulate`` gives, as it stops a scheduling cycle: explain stops after that point.
 
 ``ResultRecorder`` (``kubesched run --record-results``) records what the running scheduler did
 for each pod and writes it to the pod's annotations with kube-scheduler-simulator's keys, so
@@ -47,10 +49,16 @@ class Explanation:
     message: str = ""
     error: str = ""
 
+    @property
+    def status(self) -> str:
+        """What ``kubesched simulate`` would report: Scheduled, Unschedulable or Error."""
+        return "Error" if self.error else ("Scheduled" if self.selected else "Unschedulable")
+
     def as_dict(self) -> dict[str, Any]:
         return {
             "pod": self.pod,
             "profile": self.profile,
+            "status": self.status,
             "prefilter": self.prefilter,
             "prefilterNodes": self.prefilter_nodes,
             "filter": self.filter,
@@ -63,6 +71,10 @@ class Explanation:
             "message": self.message,
             "error": self.error,
         }
+
+
+#: PreFilter codes after which the cycle goes on; any other is an Error
+_PREFILTER_GO_ON = frozenset({Code.SUCCESS, Code.SKIP, Code.UNSCHEDULABLE, Code.UNSCHEDULABLE_AND_UNRESOLVABLE})
 
 
 def _verdict(st: Any) -> str:
@@ -93,9 +105,12 @@ def explain_pod(framework: Any, snapshot: Any, pod: Pod, *, select: Callable[[li
         try:
             r, st = split_result(fn(state, pod, nodes), PreFilterResult)
         except Exception as e:
-            ex.prefilter[name] = f"error: {type(e).__name__}: {e}"
-            rejected = rejected or Status(Code.ERROR, str(e), plugin=name)
-            continue
+            st = Status(Code.ERROR, f"{type(e).__name__}: {e}")
+            r = None
+        if st.code not in _PREFILTER_GO_ON:  # an Error: the cycle stops here
+            ex.prefilter[name] = f"error: {st.message}"
+            ex.error = ex.message = f'running PreFilter plugin "{name}": {st.message}'
+            return ex
         if st.code is Code.SKIP:
             state.skip_filter_plugins.add(name)
             ex.prefilter[name] = "skip"
@@ -124,18 +139,22 @@ def explain_pod(framework: Any, snapshot: Any, pod: Pod, *, select: Callable[[li
                 continue
             if rejected is not None:
                 continue
-            try:
-                st = fn(state, pod, ni)
-            except Exception as e:
-                st = Status(Code.ERROR, f"{type(e).__name__}: {e}")
+            # the framework's runner, for this one plugin: its status (and message) exactly
+            st = framework.run_filter_plugins(state, pod, ni, [(name, fn)])
             verdicts[name] = _verdict(st)
-            if st is not None and not st.is_success() and first_fail is None:
+            if st.code is Code.ERROR and not ex.error:
+                ex.error = st.message
+            if not st.is_success() and first_fail is None:
                 first_fail = st.with_plugin(name)
         ex.filter[ni.name] = verdicts
         if rejected is None and first_fail is None and "PreFilter" not in verdicts:
             ex.feasible.append(ni.name)
         elif first_fail is not None:
             diag.node_to_status[ni.name] = first_fail
+    if ex.error:  # a Filter Error stops the cycle
+        ex.message = ex.error
+        ex.feasible = []
+        return ex
     if rejected is not None:
         diag.pre_filter_msg = rejected.message
         diag.absent_status = rejected
@@ -152,8 +171,12 @@ def explain_pod(framework: Any, snapshot: Any, pod: Pod, *, select: Callable[[li
         if st is not None and st.code is Code.SKIP:
             state.skip_score_plugins.add(name)
             ex.prescore[name] = "skip"
-        else:
-            ex.prescore[name] = "success" if st is None or st.is_success() else (st.message or st.code.label)
+        elif st is None or st.is_success():
+            ex.prescore[name] = "success"
+        else:  # any other code is an Error that stops the cycle
+            ex.prescore[name] = f"error: {st.message or st.code.label}"
+            ex.error = ex.message = f'running PreScore plugin "{name}": {st.message}'
+            return ex
     for ni in feasible:
         ex.scores[ni.name] = {}
         ex.totals[ni.name] = 0
@@ -166,7 +189,7 @@ def explain_pod(framework: Any, snapshot: Any, pod: Pod, *, select: Callable[[li
                 out = fn(state, pod, ni)
                 raw.append(int(out if not isinstance(out, tuple) else out[0]))
             except Exception as e:
-                ex.error = f"Score plugin {name} failed: {type(e).__name__}: {e}"
+                ex.error = ex.error or f'running Score plugins: plugin "{name}" failed with: {type(e).__name__}: {e}'
                 raw.append(0)
         lst = [NodeScore(ni.name, s) for ni, s in zip(feasible, raw)]
         norm = framework.normalize.get(name)
@@ -174,12 +197,15 @@ def explain_pod(framework: Any, snapshot: Any, pod: Pod, *, select: Callable[[li
             try:
                 norm(state, pod, lst)
             except Exception as e:
-                ex.error = f"NormalizeScore of {name} failed: {type(e).__name__}: {e}"
+                ex.error = ex.error or f'running Normalize on Score plugins: plugin "{name}" failed with: {type(e).__name__}: {e}'
         w = framework.score_weights.get(name, 1)
         for ni, r, ns in zip(feasible, raw, lst):
             ex.scores[ni.name][name] = (r, ns.score, ns.score * w)
             ex.totals[ni.name] += ns.score * w
     ex.ranking = sorted(ex.totals.items(), key=lambda kv: (-kv[1], ex.feasible.index(kv[0])))
+    if ex.error:  # a Score Error fails the cycle: no node is selected
+        ex.message = ex.error
+        return ex
     if select is not None:
         from ..framework import NodePluginScores
 
