@@ -217,7 +217,7 @@ def test_plugin_returning_a_non_status_is_an_error_for_that_pod_and_the_run_goes
 
     r = run_profile({"Bad": Bad}, nodes=[make_node().name("a").obj()], pods=[make_pod().name("bad").obj(), make_pod().name("good").obj()])
     assert r.status("bad") == "Error"
-    assert r.message("bad").startswith("internal error: AttributeError")
+    assert r.message("bad") == 'plugin "Bad" hook filter returned bool True; expected None or a Status'
     assert r.node("good") == "a"
 
 

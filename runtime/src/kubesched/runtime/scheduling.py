@@ -10,7 +10,7 @@ from typing import Any
 
 from kubesched.sdk import Code, CycleState, NodeInfo, Pod, Status
 
-from .framework import Framework, NodePluginScores
+from .framework.interface import Framework, NodePluginScores
 from .snapshot import Snapshot
 
 __all__ = [

@@ -1,0 +1,102 @@
+"""What the scheduler gives a framework (:class:`FrameworkServices`) and the Handle plugins get."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from kubesched.sdk import CycleState, NodeInfo, NodeScore, Pod, Status
+
+from .waiting import WaitingPodImpl
+
+if TYPE_CHECKING:
+    from .interface import Framework
+
+__all__ = ["FrameworkHandle", "FrameworkServices"]
+
+
+@dataclass
+class FrameworkServices:
+    """What the scheduler gives every framework (and, through the Handle, every plugin)."""
+
+    snapshot: Callable[[], Any]
+    objects: Any
+    clock: Any
+    event_recorder: Any
+    bind_pod: Callable[[Pod, str], None]
+    nominated_pods_for_node: Callable[[str], list[Pod]] = field(default=lambda _n: [])  # type: ignore[assignment]
+    #: cheap check used to skip the nominated-pods pass of Filter entirely
+    has_nominated_pods: Callable[[], bool] = field(default=lambda: True)  # type: ignore[assignment]
+    waiting_pods: dict[str, WaitingPodImpl] = field(default_factory=dict)
+    #: called with (waiting pod, final status) when a waiting pod is allowed or rejected
+    on_permit_done: Callable[[WaitingPodImpl, Status], None] = lambda _w, _s: None
+    #: registers a permit timeout: (deadline, callback)
+    add_timer: Callable[[float, Callable[[], None]], None] = lambda _d, _c: None
+    tracer: Any = None
+    metrics: Any = None
+
+
+class FrameworkHandle:
+    """The Handle plugins get (see ``kubesched.sdk.Handle``)."""
+
+    def __init__(self, framework: Framework, services: FrameworkServices) -> None:
+        self._fw = framework
+        self._s = services
+
+    @property
+    def profile_name(self) -> str:
+        return self._fw.profile_name
+
+    @property
+    def clock(self) -> Any:
+        return self._s.clock
+
+    @property
+    def event_recorder(self) -> Any:
+        return self._s.event_recorder
+
+    @property
+    def objects(self) -> Any:
+        return self._s.objects
+
+    def snapshot(self) -> Any:
+        return self._s.snapshot()
+
+    def bind_pod(self, pod: Pod, node_name: str) -> None:
+        self._s.bind_pod(pod, node_name)
+
+    def get_waiting_pod(self, uid: str) -> WaitingPodImpl | None:
+        return self._s.waiting_pods.get(uid)
+
+    def iterate_over_waiting_pods(self) -> list[WaitingPodImpl]:
+        return list(self._s.waiting_pods.values())
+
+    def reject_waiting_pod(self, uid: str) -> bool:
+        wp = self._s.waiting_pods.get(uid)
+        if wp is None:
+            return False
+        wp.reject("", "removed")
+        return True
+
+    def nominated_pods_for_node(self, node_name: str) -> list[Pod]:
+        return self._s.nominated_pods_for_node(node_name)
+
+    def run_filter_plugins(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
+        return self._fw.run_filter_plugins(state, pod, node_info)
+
+    def run_filter_plugins_with_nominated_pods(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
+        return self._fw.run_filter_plugins_with_nominated_pods(state, pod, node_info)
+
+    def run_pre_filter_extension_add_pod(self, state: CycleState, pod_to_schedule: Pod, pod_to_add: Pod, node_info: NodeInfo) -> Status:
+        return self._fw.run_pre_filter_extension_add_pod(state, pod_to_schedule, pod_to_add, node_info)
+
+    def run_pre_filter_extension_remove_pod(self, state: CycleState, pod_to_schedule: Pod, pod_to_remove: Pod, node_info: NodeInfo) -> Status:
+        return self._fw.run_pre_filter_extension_remove_pod(state, pod_to_schedule, pod_to_remove, node_info)
+
+    def run_pre_score_plugins(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status:
+        return self._fw.run_pre_score_plugins(state, pod, nodes)
+
+    def run_score_plugins(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> tuple[list[NodeScore], Status]:
+        scores, st = self._fw.run_score_plugins(state, pod, nodes)
+        return [NodeScore(s.name, s.total_score) for s in scores], st
