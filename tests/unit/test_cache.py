@@ -87,7 +87,6 @@ def test_assume_then_confirm_counts_once():
     c = Cache()
     c.add_node(_node())
     c.assume_pod(_pod("p", cpu="1"))
-    c.finish_binding("p")
     c.add_pod(_pod("p", cpu="1"))  # the bound pod arrives from the cluster
     assert not c.is_assumed("p")
     assert _totals(c) == (1000, Gi, 1000, Gi, 1)
@@ -118,7 +117,7 @@ def test_update_pod_replaces_requests():
     c = Cache()
     c.add_node(_node())
     c.add_pod(_pod("p", cpu="1"))
-    c.update_pod(None, _pod("p", cpu="3"))
+    c.add_pod(_pod("p", cpu="3"))  # an update of the assigned pod
     assert _totals(c)[0] == 3000
     assert c.pod_count() == 1
 

@@ -271,9 +271,8 @@ def test_unrelated_event_does_not_requeue(ks, calls):
 
 def test_queueing_hint_skip_prevents_requeue_in_scheduler(ks, calls):
     def events(self):
-        def hint(pod, old, new):
-            labels = ((new or {}).get("metadata") or {}).get("labels") or {}
-            return QueueingHint.QUEUE if labels.get("good") == "true" else QueueingHint.SKIP
+        def hint(pod, old, new):  # new: the added Node, as a view
+            return QueueingHint.QUEUE if new.labels.get("good") == "true" else QueueingHint.SKIP
 
         return [ClusterEventWithHint(NODE_ADD, hint)]
 
@@ -284,6 +283,40 @@ def test_queueing_hint_skip_prevents_requeue_in_scheduler(ks, calls):
     assert calls == ["n1"]
     r.create(ks.node("n3", labels={"good": "true"}))
     assert r.result("p").node == "n3"
+
+
+def test_queueing_hints_get_typed_views_for_pods_and_nodes(ks, calls):
+    """Pod and Node events reach a hint as Pod / Node views; any other kind as its mapping."""
+    seen = []
+
+    def events(self):
+        def hint(pod, old, new):
+            seen.append((type(pod).__name__, type(old).__name__, type(new).__name__))
+            return QueueingHint.SKIP
+
+        return [
+            ClusterEventWithHint(ClusterEvent(EventResource.NODE.value, ActionType.ALL), hint),
+            ClusterEventWithHint(ClusterEvent(EventResource.POD.value, ActionType.ALL), hint),
+            ClusterEventWithHint(PV_ADD, hint),
+        ]
+
+    F = _reject_until_labelled(calls, events)
+    r = ks.build({"F": F}, {"filter": ["F"]}, ks.nodes(1) + [ks.pod("p")]).start()
+    r.create(ks.node("n2"))
+    r.cluster.store.patch("v1", "Node", "n2", {"metadata": {"labels": {"x": "y"}}})
+    r.create(ks.pod("running", node_name="n1"))
+    r.cluster.store.delete("v1", "Pod", "running", "default")
+    r.cluster.store.delete("v1", "Node", "n2")
+    r.create({"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": "pv1"}, "spec": {}})
+    r.settle()
+    assert seen == [
+        ("Pod", "NoneType", "Node"),
+        ("Pod", "Node", "Node"),
+        ("Pod", "NoneType", "Pod"),
+        ("Pod", "Pod", "NoneType"),
+        ("Pod", "Node", "NoneType"),
+        ("Pod", "NoneType", "dict"),
+    ]
 
 
 def test_plugin_without_events_is_requeued_by_any_event_in_scheduler(ks, calls):

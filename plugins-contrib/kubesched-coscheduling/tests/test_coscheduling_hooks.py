@@ -358,7 +358,7 @@ def test_events_to_register_and_their_hints() -> None:
 
     pod_hint = events["Pod"].hint
     assert pod_hint is not None
-    assert pod_hint(waiting, None, member("p2", "pg")) is QueueingHint.QUEUE
-    assert pod_hint(waiting, None, member("q", "other")) is QueueingHint.SKIP
-    assert pod_hint(waiting, None, solo("x")) is QueueingHint.SKIP
-    assert pod_hint(waiting, None, member("p2", "pg", namespace="elsewhere")) is QueueingHint.SKIP
+    assert pod_hint(waiting, None, Pod(member("p2", "pg"))) is QueueingHint.QUEUE
+    assert pod_hint(waiting, None, Pod(member("q", "other"))) is QueueingHint.SKIP
+    assert pod_hint(waiting, None, Pod(solo("x"))) is QueueingHint.SKIP
+    assert pod_hint(waiting, None, Pod(member("p2", "pg", namespace="elsewhere"))) is QueueingHint.SKIP

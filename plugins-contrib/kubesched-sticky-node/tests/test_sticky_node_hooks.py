@@ -232,10 +232,10 @@ def test_events_to_register_and_hints() -> None:
     node_hint = events["Node"].hint
     owner_hint = events["StatefulSet"].hint
     assert node_hint is not None and owner_hint is not None
-    b = make_node().name("b").obj()
+    b = make_node().name("b").node()
     assert node_hint(POD, None, b) is QueueingHint.QUEUE
-    assert node_hint(POD, None, make_node().name("c").obj()) is QueueingHint.SKIP
-    assert node_hint(POD, None, make_node().name("b").unschedulable().obj()) is QueueingHint.SKIP
+    assert node_hint(POD, None, make_node().name("c").node()) is QueueingHint.SKIP
+    assert node_hint(POD, None, make_node().name("b").unschedulable().node()) is QueueingHint.SKIP
     assert node_hint(POD, b, None) is QueueingHint.SKIP
     assert owner_hint(POD, sts({KEY: "b"}), sts()) is QueueingHint.QUEUE
     assert owner_hint(POD, sts({KEY: "b"}), sts({KEY: "b", "x": "y"})) is QueueingHint.SKIP

@@ -376,11 +376,10 @@ def _pod_group_hint(pod: Pod, old: Mapping[str, Any] | None, new: Mapping[str, A
     return QueueingHint.SKIP
 
 
-def _member_pod_hint(pod: Pod, old: Mapping[str, Any] | None, new: Mapping[str, Any] | None) -> QueueingHint:
+def _member_pod_hint(pod: Pod, old: Pod | None, new: Pod | None) -> QueueingHint:
     """Only a new member of the pod's own group may complete the gang."""
-    md = (new or {}).get("metadata") or {}
     name = pod_group_name(pod)
-    if name and (md.get("labels") or {}).get(POD_GROUP_LABEL) == name and (md.get("namespace") or "default") == pod.namespace:
+    if name and new is not None and new.labels.get(POD_GROUP_LABEL) == name and new.namespace == pod.namespace:
         return QueueingHint.QUEUE
     return QueueingHint.SKIP
 

@@ -324,10 +324,10 @@ class StickyNode:
         )
 
     # EnqueueExtensions ---------------------------------------------------------------------------
-    def _node_hint(self, pod: Any, old: Any, new: Any) -> QueueingHint:
-        if not new:
+    def _node_hint(self, pod: Pod, old: Node | None, new: Node | None) -> QueueingHint:
+        if new is None:
             return QueueingHint.SKIP
-        node = Node(new)
+        node = new
         remembered = self.remembered_node(pod)
         if remembered is None:
             return QueueingHint.QUEUE  # no longer sticky: normal placement may work

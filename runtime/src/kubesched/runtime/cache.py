@@ -8,8 +8,6 @@ nodes follows kube-scheduler's node tree: zones interleaved round-robin.
 
 from __future__ import annotations
 
-from typing import Any
-
 from kubesched.sdk import ImageStateSummary, Node, NodeInfo, Pod
 
 from .snapshot import Snapshot
@@ -40,7 +38,6 @@ class Cache:
         self._pod_node: dict[str, str] = {}
         self._pods: dict[str, Pod] = {}
         self.assumed: dict[str, Pod] = {}
-        self._binding_finished: set[str] = set()
         self._images: dict[str, ImageStateSummary] = {}
         self._snapshot: Snapshot | None = None
         self._order_dirty = True
@@ -71,8 +68,6 @@ class Cache:
             self._node_zone[node.name] = zk
             self._order_dirty = True
         return ni
-
-    update_node = add_node
 
     def remove_node(self, name: str) -> None:
         ni = self._nodes.get(name)
@@ -158,14 +153,9 @@ class Cache:
         self._place(pod)
         self.assumed[pod.uid] = pod
 
-    def finish_binding(self, uid: str) -> None:
-        if uid in self.assumed:
-            self._binding_finished.add(uid)
-
     def forget_pod(self, uid: str) -> None:
         if uid in self.assumed:
             self.assumed.pop(uid, None)
-            self._binding_finished.discard(uid)
             self._unplace(uid)
 
     def is_assumed(self, uid: str) -> bool:
@@ -174,24 +164,13 @@ class Cache:
     def add_pod(self, pod: Pod) -> None:
         """An assigned pod from the cluster (confirms an assumed one)."""
         uid = pod.uid
-        if uid in self.assumed:
-            self.assumed.pop(uid, None)
-            self._binding_finished.discard(uid)
-            if self._pod_node.get(uid) == pod.node_name:
-                # same node: replace the object, keep the totals
-                self._unplace(uid)
-            else:
-                self._unplace(uid)
-        elif uid in self._pods:
-            self._unplace(uid)
+        self.assumed.pop(uid, None)
+        if uid in self._pods:
+            self._unplace(uid)  # replaced by the cluster's object (on its node)
         self._place(pod)
-
-    def update_pod(self, old: Pod | None, new: Pod) -> None:
-        self.add_pod(new)
 
     def remove_pod(self, pod: Pod) -> None:
         self.assumed.pop(pod.uid, None)
-        self._binding_finished.discard(pod.uid)
         self._unplace(pod.uid)
 
     def has_pod(self, uid: str) -> bool:
@@ -226,9 +205,3 @@ class Cache:
             self._order_dirty = False
         self._snapshot.generation = self._nodes_epoch
         return self._snapshot
-
-    def dump(self) -> dict[str, Any]:
-        return {
-            name: {"node": ni.node is not None, "pods": [p.key for p in ni.pods], "requested": ni.requested.as_dict()}
-            for name, ni in self._nodes.items()
-        }

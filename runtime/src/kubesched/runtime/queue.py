@@ -26,9 +26,11 @@ from kubesched.sdk import (
     Status,
 )
 
-__all__ = ["POD_MAX_IN_UNSCHEDULABLE_PODS_DURATION", "SchedulingQueue", "backoff_duration"]
+__all__ = ["POD_MAX_IN_UNSCHEDULABLE_PODS_DURATION", "UNSCHEDULABLE_TIMEOUT", "SchedulingQueue", "backoff_duration"]
 
 POD_MAX_IN_UNSCHEDULABLE_PODS_DURATION = 5 * 60.0
+#: the event of the periodic flush of pods unschedulable for too long (a wildcard: every pod
+#: it moves goes to activeQ, or to backoffQ while backing off)
 UNSCHEDULABLE_TIMEOUT = ClusterEvent("*", label="UnschedulableTimeout")
 
 
@@ -97,18 +99,11 @@ class SchedulingQueue:
             "gated": gated,
         }
 
-    def __len__(self) -> int:
-        return len(self._active_items) + len(self._backoff_items) + len(self._unschedulable)
-
     def has_active(self) -> bool:
         return bool(self._active_items)
 
     def unschedulable_pods(self) -> list[QueuedPodInfo]:
         return list(self._unschedulable.values())
-
-    def all_pods(self) -> list[QueuedPodInfo]:
-        items = [i.qpi for i in self._active_items.values()]
-        return items + list(self._backoff_items.values()) + list(self._unschedulable.values())
 
     def contains(self, uid: str) -> bool:
         return uid in self._active_items or uid in self._backoff_items or uid in self._unschedulable or uid in self._in_flight
@@ -267,7 +262,9 @@ class SchedulingQueue:
         precheck: Callable[[Pod], bool] | None = None,
     ) -> int:
         """Move unschedulable pods that this event may help (kube-scheduler's
-        MoveAllToActiveOrBackoffQueue). Returns how many moved."""
+        MoveAllToActiveOrBackoffQueue). Returns how many moved. ``old``/``new`` (None on add /
+        delete) reach the queueing hints as they are: ``Pod`` / ``Node`` views for those kinds,
+        the API mapping for any other kind."""
         moved = 0
         for qpi in list(self._unschedulable.values()):
             if precheck is not None and not precheck(qpi.pod):
@@ -297,7 +294,7 @@ class SchedulingQueue:
         plugin_events = self._events.get(qpi.pod.scheduler_name, {})
         strategy = "skip"
         for plugin in rejectors:
-            evs = plugin_events.get(plugin, None) if plugin in plugin_events else None
+            evs = plugin_events.get(plugin)
             if evs is None:
                 # no EnqueueExtensions (or unknown plugin): any event may help
                 if plugin in qpi.pending_plugins:
@@ -363,25 +360,24 @@ class SchedulingQueue:
         return None
 
     def flush_unschedulable_left_over(self, max_duration: float = POD_MAX_IN_UNSCHEDULABLE_PODS_DURATION) -> int:
+        """flushUnschedulablePodsLeftover: pods (not gated) unschedulable for longer than
+        ``max_duration`` move as on the UnschedulableTimeout event."""
         now = self._clock.now()
         stale = [q for q in self._unschedulable.values() if not q.gating_plugin and now - q.timestamp > max_duration]
-        moved = 0
+        event = str(UNSCHEDULABLE_TIMEOUT)
         for qpi in stale:
             if self._is_backing_off(qpi):
-                self._push_backoff(qpi, "UnschedulableTimeout")
+                self._push_backoff(qpi, event)
             else:
-                self._push_active(qpi, "UnschedulableTimeout")
-            moved += 1
-        return moved
+                self._push_active(qpi, event)
+        return len(stale)
 
     # nominator ----------------------------------------------------------------------------------
     def _update_nominated(self, pod: Pod) -> None:
+        # a nomination this scheduler set stays until the pod is bound or deleted
         nn = pod.nominated_node_name
         if nn:
             self.add_nominated(pod, nn)
-        elif pod.uid in self._nominated_node:
-            # keep a nomination set by this scheduler until the pod is bound or deleted
-            pass
 
     def add_nominated(self, pod: Pod, node_name: str) -> None:
         self.delete_nominated(pod)
@@ -396,6 +392,9 @@ class SchedulingQueue:
                 d.pop(pod.uid, None)
                 if not d:
                     del self._nominated[node]
+
+    def has_nominated_pods(self) -> bool:
+        return bool(self._nominated)
 
     def nominated_pods_for_node(self, node_name: str) -> list[Pod]:
         d = self._nominated.get(node_name)

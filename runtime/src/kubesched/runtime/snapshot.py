@@ -7,13 +7,7 @@ from typing import Any
 
 from kubesched.sdk import ImageStateSummary, Node, NodeInfo, Pod
 
-__all__ = ["Snapshot", "image_key", "update_image_states"]
-
-
-def image_key(name: str) -> str:
-    """Image names as kube-scheduler's cache keys them (``nginx`` and ``nginx:latest`` alike
-    stay as written; ImageLocality normalizes the pod side)."""
-    return name
+__all__ = ["Snapshot", "update_image_states"]
 
 
 def update_image_states(node_infos: Iterable[NodeInfo]) -> None:

@@ -5,7 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum, IntFlag
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .objects import Pod
 
 __all__ = [
     "ActionType",
@@ -82,9 +85,11 @@ class QueueingHint(Enum):
 
 
 #: ``hint(pod, old_obj, new_obj) -> QueueingHint``: ``pod`` is the waiting pod (a
-#: :class:`~kubesched.sdk.Pod` view); ``old_obj``/``new_obj`` are the changed object's API dicts
-#: (``old_obj`` is ``None`` on add, ``new_obj`` is ``None`` on delete). Raising counts as QUEUE.
-QueueingHintFn = Callable[[Any, Any, Any], QueueingHint]
+#: :class:`~kubesched.sdk.Pod` view); ``old_obj``/``new_obj`` are the changed object as a typed
+#: view for Pod and Node events (:class:`~kubesched.sdk.Pod`, :class:`~kubesched.sdk.Node`) and
+#: as its API mapping for any other kind (``old_obj`` is ``None`` on add, ``new_obj`` is ``None``
+#: on delete). Raising counts as QUEUE.
+QueueingHintFn = Callable[["Pod", Any, Any], QueueingHint]
 
 
 @dataclass(frozen=True)

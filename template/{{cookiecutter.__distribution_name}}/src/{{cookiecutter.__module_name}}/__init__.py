@@ -37,9 +37,6 @@ from __future__ import annotations
 {% endif %}{% if R %}import threading
 {% endif %}{% if F %}from collections.abc import Sequence
 {% endif %}from dataclasses import dataclass{% if F %}, field{% endif %}
-{%- if F %}
-from typing import Any
-{%- endif %}
 
 from kubesched.sdk import (
 {%- if S %}
@@ -55,6 +52,9 @@ from kubesched.sdk import (
     EventResource,
 {%- endif %}
     Handle,
+{%- if F %}
+    Node,
+{%- endif %}
 {%- if F or S %}
     NodeInfo,
 {%- endif %}
@@ -211,10 +211,9 @@ class {{ cls }}:
         )
         return [ClusterEventWithHint(node_added_or_relabelled, self._node_may_fit)]
 
-    def _node_may_fit(self, pod: Pod, old_obj: Any, new_obj: Any) -> QueueingHint:
-        """The queueing hint: ``old_obj``/``new_obj`` are the node's API dicts."""
-        labels = ((new_obj or {}).get("metadata") or {}).get("labels") or {}
-        value = labels.get(self.args.node_label)
+    def _node_may_fit(self, pod: Pod, old_obj: Node | None, new_obj: Node | None) -> QueueingHint:
+        """The queueing hint: ``old_obj``/``new_obj`` are the node before and after (views)."""
+        value = new_obj.labels.get(self.args.node_label) if new_obj is not None else None
         wanted = pod.labels.get(self.args.node_label)
         if value is None or (wanted is not None and value != wanted):
             return QueueingHint.SKIP

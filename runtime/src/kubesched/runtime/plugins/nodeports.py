@@ -13,7 +13,7 @@ The SDK's ``Pod.host_ports`` (and so ``NodeInfo.used_ports``) only has the ports
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Hashable, Sequence
 from typing import Any
 
 from kubesched.sdk import (
@@ -33,6 +33,8 @@ from kubesched.sdk import (
     Status,
     hookimpl,
 )
+
+from .helper import as_views
 
 __all__ = ["ERR_REASON", "NodePorts", "fits"]
 
@@ -135,12 +137,12 @@ class NodePorts:
         ]
 
     def is_schedulable_after_pod_deleted(self, pod: Any, old_obj: Any, new_obj: Any = None) -> QueueingHint:
-        if isinstance(old_obj, Mapping):
-            deleted = Pod(old_obj)
-        elif isinstance(old_obj, Pod):
-            deleted = old_obj
-        else:
+        try:
+            deleted, _ = as_views(Pod, old_obj, None)
+        except TypeError:
             return QueueingHint.QUEUE  # Go: (Queue, err)
+        if deleted is None:
+            return QueueingHint.QUEUE
         try:
             # An unscheduled pod held no ports.
             if not deleted.node_name and not deleted.nominated_node_name:

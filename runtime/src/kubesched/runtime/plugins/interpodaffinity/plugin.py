@@ -60,6 +60,7 @@ from kubesched.sdk import (
 )
 from kubesched.sdk.selectors import NOTHING
 
+from ..helper import as_views
 from .filtering import (
     ERR_REASON_AFFINITY_RULES_NOT_MATCH,
     ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH,
@@ -103,18 +104,6 @@ class InterPodAffinityArgs:
                 f"hardPodAffinityWeight: Invalid value: {w}: not in valid range "
                 f"[{_MIN_HARD_POD_AFFINITY_WEIGHT}, {_MAX_HARD_POD_AFFINITY_WEIGHT}]"
             )
-
-
-def _as_pod(o: Any) -> Pod | None:
-    if o is None or isinstance(o, Pod):
-        return o
-    return Pod(o)
-
-
-def _as_node(o: Any) -> Node | None:
-    if o is None or isinstance(o, Node):
-        return o
-    return Node(o)
 
 
 class InterPodAffinity:
@@ -181,13 +170,9 @@ class InterPodAffinity:
             ),
         ]
 
-    def is_schedulable_after_pod_change(self, pod: Any, old_obj: Any, new_obj: Any) -> QueueingHint:
+    def is_schedulable_after_pod_change(self, pod: Pod, old_obj: Any, new_obj: Any) -> QueueingHint:
         """isSchedulableAfterPodChange."""
-        pod = _as_pod(pod)
-        original = _as_pod(old_obj)
-        modified = _as_pod(new_obj)
-        if pod is None:
-            return QueueingHint.QUEUE
+        original, modified = as_views(Pod, old_obj, new_obj)
         # v1.35 (kubernetes#135394): the pod's own labels changed; they may now match its
         # own affinity terms or no longer match existing pods' anti-affinity.
         if (
@@ -230,12 +215,10 @@ class InterPodAffinity:
                     return QueueingHint.QUEUE
         return QueueingHint.SKIP
 
-    def is_schedulable_after_node_change(self, pod: Any, old_obj: Any, new_obj: Any) -> QueueingHint:
+    def is_schedulable_after_node_change(self, pod: Pod, old_obj: Any, new_obj: Any) -> QueueingHint:
         """isSchedulableAfterNodeChange."""
-        pod = _as_pod(pod)
-        original = _as_node(old_obj)
-        modified = _as_node(new_obj)
-        if pod is None or modified is None:
+        original, modified = as_views(Node, old_obj, new_obj)
+        if modified is None:
             return QueueingHint.QUEUE
         terms = pod_terms(pod)
         if terms.required_error:

@@ -31,6 +31,7 @@ from kubesched.sdk import (
     EventResource,
     Handle,
     InvalidObjectError,
+    Node,
     NodeInfo,
     NodeScore,
     Pod,
@@ -40,6 +41,7 @@ from kubesched.sdk import (
     hookimpl,
 )
 
+from ..helper import as_views
 from .args import DO_NOT_SCHEDULE, SCHEDULE_ANYWAY, SYSTEM_DEFAULTING, PodTopologySpreadArgs
 from .common import (
     HONOR,
@@ -210,16 +212,6 @@ def _go_round(x: float) -> int:
     if abs(x - t) >= 0.5:  # exact: x - trunc(x) has no rounding error
         t += 1 if x > 0 else -1
     return t
-
-
-def _as_pod(obj: Any) -> Pod | None:
-    if obj is None or isinstance(obj, Pod):
-        return obj
-    return Pod(obj)
-
-
-def _raw(obj: Any) -> Mapping[str, Any]:
-    return obj.raw if hasattr(obj, "raw") else obj
 
 
 def _uid(pod: Pod) -> str:
@@ -619,12 +611,10 @@ class PodTopologySpread:
             ),
         ]
 
-    def is_schedulable_after_pod_change(self, pod: Any, old_obj: Any, new_obj: Any) -> QueueingHint:
+    def is_schedulable_after_pod_change(self, pod: Pod, old_obj: Any, new_obj: Any) -> QueueingHint:
         """isSchedulableAfterPodChange."""
-        target = _as_pod(pod)
-        assert target is not None
-        original = _as_pod(old_obj)
-        modified = _as_pod(new_obj)
+        target = pod
+        original, modified = as_views(Pod, old_obj, new_obj)
         if (modified is not None and not _involved_in_topology_spreading(modified, target)) or (
             original is not None and not _involved_in_topology_spreading(original, target)
         ):
@@ -663,19 +653,16 @@ class PodTopologySpread:
         return QueueingHint.SKIP
 
     def is_schedulable_after_node_change(
-        self, pod: Any, old_obj: Any, new_obj: Any
+        self, pod: Pod, old_obj: Any, new_obj: Any
     ) -> QueueingHint:
         """isSchedulableAfterNodeChange: Queue when the node has the topology keys (or had)."""
-        target = _as_pod(pod)
-        assert target is not None
         try:
-            constraints = self.get_constraints(target, DO_NOT_SCHEDULE)
+            constraints = self.get_constraints(pod, DO_NOT_SCHEDULE)
         except Exception:
             return QueueingHint.QUEUE
-        original = _raw(old_obj) if old_obj is not None else None
-        modified = _raw(new_obj) if new_obj is not None else None
-        original_labels = ((original or {}).get("metadata") or {}).get("labels") or {}
-        modified_labels = ((modified or {}).get("metadata") or {}).get("labels") or {}
+        original, modified = as_views(Node, old_obj, new_obj)
+        original_labels = original.labels if original is not None else {}
+        modified_labels = modified.labels if modified is not None else {}
         original_matching = original is not None and node_labels_match_spread_constraints(
             original_labels, constraints
         )
@@ -689,8 +676,8 @@ class PodTopologySpread:
                 return QueueingHint.QUEUE
             if modified_matching and (
                 _topology_key_labels_changed(original_labels, modified_labels, constraints)
-                or ((original.get("spec") or {}).get("taints") or [])
-                != ((modified.get("spec") or {}).get("taints") or [])
+                or (original.spec.get("taints") or [])
+                != (modified.spec.get("taints") or [])
             ):
                 return QueueingHint.QUEUE
             return QueueingHint.SKIP

@@ -1,0 +1,212 @@
+"""The scheduler's one failure handler (scheduling failures, binding failures, bind conflicts),
+plugin tracebacks at -v 4, and the bounded results of ``kubesched run``."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterator
+
+import pytest
+
+from kubesched.runtime.cluster.simulated import SimulatedCluster
+from kubesched.runtime.observe.logging import setup_logging
+from kubesched.runtime.scheduler import Scheduler
+from kubesched.sdk import ObjectConflict, Status, hookimpl
+
+
+class Boom:
+    @hookimpl
+    def filter(self, pod, node_info):
+        raise ValueError("boom")
+
+
+@pytest.fixture
+def verbosity(caplog: pytest.LogCaptureFixture) -> Iterator[Callable[[int], None]]:
+    """``setup_logging(v)`` as ``kubesched -v v`` does, with caplog's handler kept on the root."""
+    root = logging.getLogger()
+    saved = (root.handlers[:], root.level)
+    names = ("kubesched", "kubesched.scheduler", "kubesched.kubernetes", "urllib3", "kubernetes")
+    levels = {n: logging.getLogger(n).level for n in names}
+
+    def set_v(v: int) -> None:
+        setup_logging(v)
+        root.addHandler(caplog.handler)
+        caplog.clear()
+
+    yield set_v
+    root.handlers[:] = saved[0]
+    root.setLevel(saved[1])
+    for n, lvl in levels.items():
+        logging.getLogger(n).setLevel(lvl)
+
+
+def _tracebacks(caplog: pytest.LogCaptureFixture) -> list[tuple[str, str]]:
+    """(message, message with its traceback) of every record that carries one."""
+    return [(r.getMessage(), caplog.handler.formatter.format(r)) for r in caplog.records if r.exc_info]
+
+
+def test_plugin_exception_traceback_is_logged_at_v4(ks, caplog, verbosity):
+    verbosity(4)
+    r = ks.run({"Boom": Boom}, {"filter": ["Boom"]}, ks.nodes(1) + [ks.pod("p")])
+    assert r.result("p").status == "Error"
+    msg = r.result("p").message
+    assert msg == 'running Filter plugin "Boom": ValueError: boom'
+    (message, text), *_ = _tracebacks(caplog)
+    assert message == f'pod="default/p" failed with an error: {msg}'
+    assert "Traceback (most recent call last)" in text
+    assert 'raise ValueError("boom")' in text
+    assert text.endswith("ValueError: boom")
+
+
+def test_plugin_exception_traceback_is_not_logged_by_default(ks, caplog, verbosity):
+    verbosity(0)
+    r = ks.run({"Boom": Boom}, {"filter": ["Boom"]}, ks.nodes(1) + [ks.pod("p")])
+    assert r.result("p").status == "Error"
+    assert r.result("p").message == 'running Filter plugin "Boom": ValueError: boom'
+    assert _tracebacks(caplog) == []
+
+
+# one failure handler ---------------------------------------------------------------------------
+
+
+def test_scheduling_failure_goes_through_the_failure_handler(ks):
+    class No:
+        @hookimpl
+        def filter(self, pod, node_info):
+            return Status.unschedulable("no")
+
+    r = ks.run({"No": No}, {"filter": ["No"]}, ks.nodes(2) + [ks.pod("p")])
+    res = r.result("p")
+    assert (res.status, res.node, res.message) == ("Unschedulable", None, "0/2 nodes are available: 2 no.")
+    (ev,) = r.events("FailedScheduling")
+    assert ev.note == "0/2 nodes are available: 2 no."
+    assert r.scheduler.queue.unschedulable_pods()[0].unschedulable_plugins == {"No"}
+
+
+def test_binding_failure_is_unreserved_forgotten_and_retried(ks, calls):
+    class Flaky:
+        def __init__(self, handle):
+            self.handle = handle
+            self.failures = 1
+
+        @hookimpl
+        def reserve(self, pod, node_name):
+            calls.append(("reserve", node_name))
+
+        @hookimpl
+        def unreserve(self, pod, node_name):
+            calls.append(("unreserve", node_name))
+
+        @hookimpl
+        def pre_bind(self, pod, node_name):
+            if self.failures:
+                self.failures -= 1
+                return Status.failed("volume not ready")
+
+    r = ks.build({"Flaky": Flaky}, {"reserve": ["Flaky"], "preBind": ["Flaky"]}, ks.nodes(1) + [ks.pod("p")]).start()
+    assert calls == [("reserve", "n1"), ("unreserve", "n1")]
+    res = r.result("p")
+    assert (res.status, res.node, res.message) == ("Error", None, 'running PreBind plugin "Flaky": volume not ready')
+    (ev,) = r.events("FailedScheduling")
+    assert ev.note == 'running PreBind plugin "Flaky": volume not ready'
+    assert not r.scheduler.cache.is_assumed("p") and r.cluster.binds == []
+    r.create(ks.node("n2"))  # any event retries a pod that failed with an Error
+    assert calls[2:] == [("reserve", calls[2][1])]
+    assert (r.result("p").status, r.result("p").attempts) == ("Scheduled", 2)
+    assert r.bound() == {"p": calls[2][1]}
+
+
+def test_bind_conflict_is_not_retried_and_never_bound_twice(ks, calls):
+    class Conflicting:
+        def __init__(self, handle):
+            self.handle = handle
+
+        @hookimpl
+        def bind(self, pod, node_name):
+            calls.append(("bind", node_name))
+            return Status.bind_conflict("pods p is already assigned", error=ObjectConflict("409"))
+
+        @hookimpl
+        def unreserve(self, pod, node_name):
+            calls.append(("unreserve", node_name))
+
+    r = ks.run({"C": Conflicting}, {"reserve": ["C"], "bind": ["C"]}, ks.nodes(1) + [ks.pod("p")])
+    assert calls == [("bind", "n1"), ("unreserve", "n1")]  # one bind, undone, not retried
+    assert r.cluster.binds == []
+    assert r.events("FailedScheduling") == []
+    assert not r.scheduler.cache.is_assumed("p")
+    assert not r.scheduler.queue.contains("p")
+
+
+def test_a_plain_bind_error_is_retried(ks, calls):
+    """Only the explicit bind-conflict status stops a retry, not the exception it carries."""
+
+    class Once:
+        def __init__(self, handle):
+            self.handle = handle
+            self.failed = False
+
+        @hookimpl
+        def bind(self, pod, node_name):
+            calls.append(("bind", node_name))
+            if not self.failed:
+                self.failed = True
+                return Status.failed("apiserver unavailable", error=ObjectConflict("409"))
+            return Status.skip()  # DefaultBinder binds
+
+    r = ks.build({"O": Once}, {"bind": ["O", "DefaultBinder"]}, ks.nodes(1) + [ks.pod("p")]).start()
+    assert r.result("p").message == 'running Bind plugin "O": apiserver unavailable'
+    r.create(ks.node("n2"))
+    assert len(calls) == 2
+    assert r.bound() == {"p": calls[1][1]}
+
+
+# bounded results under `kubesched run` ------------------------------------------------------------
+
+
+def _sched(ks, max_results):
+    reg = ks.registry()
+    cfg = ks.load_cfg({}, reg)
+    cluster = SimulatedCluster(ks.nodes(2, cpu="100"))
+    sched = Scheduler(cfg, reg, cluster, simulated=True, seed=1, max_results=max_results)
+    cluster.start(sched.on_cluster_event)
+    for m in cluster.manifests:
+        cluster.store.create(m)
+    sched.run_until_idle()
+    return sched, cluster
+
+
+def test_run_keeps_the_newest_results_up_to_the_bound(ks):
+    sched, cluster = _sched(ks, 5)
+    for i in range(12):
+        cluster.store.create(ks.pod(f"p{i:02d}"))
+        sched.run_until_idle()
+        assert len(sched.results) <= 5
+    assert [r.name for r in sched.results.values()] == ["p07", "p08", "p09", "p10", "p11"]
+    assert {r.status for r in sched.results.values()} == {"Scheduled"}
+    assert len(cluster.binds) == 12
+
+
+def test_run_drops_results_of_deleted_pods(ks):
+    sched, cluster = _sched(ks, 5)
+    for name in ("a", "b"):
+        cluster.store.create(ks.pod(name))
+    sched.run_until_idle()
+    cluster.store.delete("v1", "Pod", "a", "default")
+    sched.run_until_idle()
+    assert [r.name for r in sched.results.values()] == ["b"]
+
+
+def test_finite_runs_keep_every_result(ks):
+    sched, cluster = _sched(ks, None)
+    for i in range(12):
+        cluster.store.create(ks.pod(f"p{i:02d}"))
+    sched.run_until_idle()
+    cluster.store.delete("v1", "Pod", "p00", "default")
+    sched.run_until_idle()
+    assert len(sched.results) == 12
+
+
+def test_max_results_must_be_positive(ks):
+    with pytest.raises(ValueError, match=r"^max_pods must be at least 1, got 0$"):
+        _sched(ks, 0)
