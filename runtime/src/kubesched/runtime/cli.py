@@ -437,7 +437,7 @@ def run_scheduler(cfg: Any, reg: Any, *, kubeconfig: str | None, address: str, i
     from .cluster.kubernetes import KubeClient, KubernetesCluster
     from .leaderelection import LeaderElector
     from .observe.metrics import HealthServer, Metrics
-    from .scheduler import Scheduler
+    from .scheduler import RUN_MAX_RESULTS, Scheduler
 
     log = logging.getLogger("kubesched")
     cc = cfg.client_connection
@@ -446,7 +446,7 @@ def run_scheduler(cfg: Any, reg: Any, *, kubeconfig: str | None, address: str, i
     stop = stop or threading.Event()
     kinds = required_kinds(cfg, reg)
     cluster = KubernetesCluster(client, kinds=kinds, reporting_controller="kubesched")
-    sched = Scheduler(cfg, reg, cluster, seed=seed, metrics=metrics, record_results=record_results, reuse_results=reuse_results)
+    sched = Scheduler(cfg, reg, cluster, seed=seed, metrics=metrics, record_results=record_results, reuse_results=reuse_results, max_results=RUN_MAX_RESULTS)
     metrics._clock = sched.clock.now
     metrics.watch_queue(sched.queue.pending)
     loop_alive = threading.Event()
