@@ -252,9 +252,13 @@ def permit(state: CycleState, pod: Pod, node_name: str) -> Any:
     """Permit: the last gate before binding.
 
     Return ``None``/Success to allow, a rejection (Unschedulable) to deny, or Wait to hold the
-    pod. Wait is given as ``(Status.wait(), timeout_seconds)``; the timeout is capped at 15
-    minutes. A waiting pod is allowed or rejected through ``handle.get_waiting_pod(uid)``; when
-    the timeout expires it becomes Unschedulable (``rejected due to timeout after waiting ...``)
+    pod. Wait is given as ``(Status.wait(), timeout_seconds)``: the timeout must be a number
+    above 0 (as kube-scheduler's Permit returns a duration with every Wait), and is capped at
+    15 minutes. A Wait without one (a bare ``Status.wait()``, or a timeout of ``None``, 0 or
+    less) is an Error for the pod: ``plugin "P" hook permit returned Wait without a timeout;
+    a Wait needs a timeout above 0 seconds, as (Status.wait(), seconds) (capped at 15m0s)``.
+    A waiting pod is allowed or rejected through ``handle.get_waiting_pod(uid)``; when the
+    timeout expires it becomes Unschedulable (``rejected due to timeout after waiting ...``)
     and Unreserve runs. Waiting happens in the binding cycle: other pods keep being scheduled.
     """
 
