@@ -99,7 +99,7 @@ def test_framework_build_is_build_framework(ks: Any) -> None:
     cfg = ks.load_cfg({"filter": ["NodeName"]}, reg)
     fw = Framework.build(cfg.profiles[0], reg, _services(), source="cfg.yaml")
     assert type(fw) is FrameworkImpl
-    assert fw.list_plugins()["filter"] == ["NodeName"]
+    assert fw.points["filter"] == ["NodeName"]
 
 
 # close ----------------------------------------------------------------------------------------

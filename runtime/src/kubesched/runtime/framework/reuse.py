@@ -101,10 +101,6 @@ class ReuseAndBatch:
         tables[signature] = t
         return t[1]
 
-    def clear_reuse(self) -> None:
-        for tables in self._reuse.values():
-            tables.clear()
-
     # filter_batch -----------------------------------------------------------------------------
     def batch_filters(self, state: CycleState, entries: list[Entry]) -> bool:
         """Whether this cycle's Filter runs node chunks through :meth:`run_filter_plugins_batch`

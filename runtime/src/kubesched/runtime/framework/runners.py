@@ -407,9 +407,6 @@ class FrameworkImpl(ScoreRunners, ReuseAndBatch):
     def has_post_filter_plugins(self) -> bool:
         return bool(self.entries["post_filter"])
 
-    def list_plugins(self) -> dict[str, list[str]]:
-        return {p: list(n) for p, n in self.points.items() if n}
-
     def close(self) -> None:
         """Each plugin's ``close()`` (the SDK's Plugin protocol), once, in reverse order of
         construction; an exception is logged with the plugin's name and the next one runs."""

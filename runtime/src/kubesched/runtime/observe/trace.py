@@ -12,13 +12,22 @@ import time
 from collections.abc import Callable
 from typing import Any, TextIO
 
-from kubesched.sdk import NodeInfo, Pod, PostFilterResult, PreFilterResult, Status
+from kubesched.sdk import NodeInfo, Pod, PostFilterResult, PreFilterResult, Status, hookspecs
 from kubesched.sdk.points import HOOKS
 
 __all__ = ["TraceRecord", "Tracer"]
 
 #: hook -> the label traces print (from the SDK's one table)
 _POINT_LABEL = {name: h.label for name, h in HOOKS.items()}
+
+
+def _node_name_at(hook: str) -> int | None:
+    """The position of the ``node_name`` argument in ``hook``'s spec (Reserve ... PostBind)."""
+    spec = getattr(hookspecs, hook, None)
+    if spec is None:
+        return None
+    names = spec.__code__.co_varnames[: spec.__code__.co_argcount]
+    return names.index("node_name") if "node_name" in names else None
 
 
 class TraceRecord(tuple):  # (point, plugin, pod, node, result)
@@ -76,6 +85,7 @@ class Tracer:
 
     def wrap(self, profile: str, point: str, hook: str, plugin: str, fn: Callable[..., Any]) -> Callable[..., Any]:
         label = _POINT_LABEL.get(hook, hook)
+        node_at = _node_name_at(hook)
 
         def traced(*args: Any) -> Any:
             pod = "-"
@@ -85,8 +95,8 @@ class Tracer:
                     pod = a.key
                 elif isinstance(a, NodeInfo):
                     node = a.name
-            if hook in ("reserve", "unreserve", "permit", "pre_bind", "bind", "post_bind") and len(args) >= 3 and isinstance(args[2], str):
-                node = args[2]
+            if node_at is not None and len(args) > node_at and isinstance(args[node_at], str):
+                node = args[node_at]
             t0 = time.perf_counter()
             try:
                 out = fn(*args)
