@@ -137,21 +137,21 @@ def measure(nodes: int, pods: int, method: str = "tracemalloc", drop_managed_fie
     for t in node_texts:
         raw = decode(t)
         store.append(raw)
-        sched._handle_event("ADDED", "Node", None, raw)
+        sched.handlers.handle("ADDED", "Node", None, raw)
     sched.cache.update_snapshot()
     gc.collect()
     after_nodes = now()
     for t in bound_texts:
         raw = decode(t)
         store.append(raw)
-        sched._handle_event("ADDED", "Pod", None, raw)
+        sched.handlers.handle("ADDED", "Pod", None, raw)
     sched.cache.update_snapshot()
     gc.collect()
     after_bound = now()
     for t in pending_texts:
         raw = decode(t)
         store.append(raw)
-        sched._handle_event("ADDED", "Pod", None, raw)
+        sched.handlers.handle("ADDED", "Pod", None, raw)
     gc.collect()
     after_pending = now()
     out["seconds"] = time.perf_counter() - t0
