@@ -77,10 +77,7 @@ def implemented_points(obj: Any) -> list[str]:
 def unmarked_hooks(obj: Any) -> list[str]:
     """Methods named like a hook but not marked with ``@hookimpl`` (a common mistake)."""
     marked = set(_hook_names(obj).values())
-    from kubesched.sdk import EXTENSION_POINT_HOOKS, OTHER_HOOKS
-
-    names = {h for hs in EXTENSION_POINT_HOOKS.values() for h in hs} | set(OTHER_HOOKS)
-    return sorted(n for n in names if n not in marked and callable(getattr(obj, n, None)))
+    return sorted(n for n in HOOKS if n not in marked and callable(getattr(obj, n, None)))
 
 
 @cache
