@@ -315,7 +315,7 @@ def test_queueing_hints_get_typed_views_for_pods_and_nodes(ks, calls):
         ("Pod", "NoneType", "Pod"),
         ("Pod", "Pod", "NoneType"),
         ("Pod", "Node", "NoneType"),
-        ("Pod", "NoneType", "dict"),
+        ("Pod", "NoneType", "ReadOnlyDict"),  # the stored object, read-only (a dict subclass)
     ]
 
 

@@ -49,13 +49,13 @@ class Cache:
     def add_node(self, node: Node) -> NodeInfo:
         ni = self._nodes.get(node.name)
         if ni is None:
-            ni = NodeInfo()
+            ni = NodeInfo()._seal()  # read-only to plugins: the cache writes through _-methods
             self._nodes[node.name] = ni
         if ni.node is None or ni.node.images != node.images:
             self._nodes_epoch += 1
         if ni.node is not None:
             self._remove_images(ni)
-        ni.set_node(node)
+        ni._set_node(node)
         self._add_images(ni)
         zk = zone_key(node)
         old_zk = self._node_zone.get(node.name)
@@ -81,7 +81,7 @@ class Cache:
             if not self._zones[zk]:
                 del self._zones[zk]
         if ni.pods:
-            ni.remove_node()  # keep the pods' accounting until they are deleted
+            ni._remove_node()  # keep the pods' accounting until they are deleted
         else:
             del self._nodes[name]
         self._order_dirty = True
@@ -96,16 +96,15 @@ class Cache:
                     st = ImageStateSummary(size=size, num_nodes=0)
                     self._images[n] = st
                 if n not in states:
-                    st.num_nodes += 1
+                    st._count(1)
                     states[n] = st
-        ni.image_states = states
+        ni._set_image_states(states)
 
     def _remove_images(self, ni: NodeInfo) -> None:
         for n, st in ni.image_states.items():
-            st.num_nodes -= 1
-            if st.num_nodes <= 0:
+            if st._count(-1) <= 0:
                 self._images.pop(n, None)
-        ni.image_states = {}
+        ni._set_image_states({})
 
     def node_info(self, name: str) -> NodeInfo | None:
         return self._nodes.get(name)
@@ -117,11 +116,11 @@ class Cache:
     def _place(self, pod: Pod) -> None:
         ni = self._nodes.get(pod.node_name)
         if ni is None:
-            ni = NodeInfo()  # a pod on a node we have not seen yet
+            ni = NodeInfo()._seal()  # a pod on a node we have not seen yet
             self._nodes[pod.node_name] = ni
         had_aff = bool(ni.pods_with_affinity)
         had_anti = bool(ni.pods_with_required_anti_affinity)
-        ni.add_pod(pod)
+        ni._add_pod(pod)
         self._pods[pod.uid] = pod
         self._pod_node[pod.uid] = pod.node_name
         if self._snapshot is not None and (had_aff != bool(ni.pods_with_affinity) or had_anti != bool(ni.pods_with_required_anti_affinity)):
@@ -137,7 +136,7 @@ class Cache:
             had_aff = bool(ni.pods_with_affinity)
             had_anti = bool(ni.pods_with_required_anti_affinity)
             try:
-                ni.remove_pod(pod)
+                ni._remove_pod(pod)
             except KeyError:
                 pass
             if ni.node is None and not ni.pods:

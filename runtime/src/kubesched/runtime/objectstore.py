@@ -3,6 +3,10 @@
 Objects are API dicts keyed by (group, kind, namespace, name). It implements the SDK's
 ``ObjectClient`` (get/list/patch/delete) with resourceVersions, JSON merge patches and
 optimistic concurrency, and notifies subscribers of every change.
+
+Stored objects are read-only (:func:`kubesched.sdk.readonly.read_only`, made once per write; a
+patch shares the parts it does not change), so subscribers and the scheduler's views share them
+without copies; ``get`` and ``list`` return mutable deep copies.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from kubesched.sdk import ObjectConflict, ObjectNotFound
+from kubesched.sdk.readonly import read_only
 
 from .cluster.kubernetes.discovery import CLUSTER_SCOPED_KINDS
 
@@ -69,7 +74,8 @@ class ObjectStore:
 
     # writes -------------------------------------------------------------------------------
     def create(self, obj: Mapping[str, Any], *, notify: bool = True) -> dict[str, Any]:
-        """Add a new object; raises ``ObjectConflict`` if it exists."""
+        """Add a new object; raises ``ObjectConflict`` if it exists. Returns the stored
+        (read-only) object."""
         o = dict(obj)
         kind = str(o.get("kind") or "")
         md = dict(o.get("metadata") or {})
@@ -82,6 +88,7 @@ class ObjectStore:
                 raise ObjectConflict(f'{kind} "{md.get("name")}" already exists')
             md["resourceVersion"] = self._next_rv()
             md.setdefault("uid", f"uid-{kind.lower()}-{md.get('namespace', '')}-{md.get('name')}-{self._rv}")
+            o = read_only(o)
             self._objs[key] = o
             self._by_kind.setdefault((key[0], key[1]), {})[key] = None
         if notify:
@@ -100,6 +107,7 @@ class ObjectStore:
             if old is None:
                 raise ObjectNotFound(f'{kind} "{md.get("name")}" not found')
             md["resourceVersion"] = self._next_rv()
+            o = read_only(o)
             self._objs[key] = o
         if notify:
             self._notify("MODIFIED", kind, old, o)
@@ -128,7 +136,8 @@ class ObjectStore:
                     "please apply your changes to the latest version and try again"
                 )
             new = merge_patch(old, patch)
-            new["metadata"]["resourceVersion"] = self._next_rv()
+            new["metadata"] = {**new["metadata"], "resourceVersion": self._next_rv()}
+            new = read_only(new)
             self._objs[key] = new
         self._notify("MODIFIED", kind, old, new)
         return copy.deepcopy(new)
@@ -151,7 +160,7 @@ class ObjectStore:
         return copy.deepcopy(o)
 
     def peek(self, api_version: str, kind: str, name: str, namespace: str | None = None) -> dict[str, Any] | None:
-        """The stored object itself (no copy), or None. Do not modify it."""
+        """The stored object itself (no copy, read-only), or None."""
         return self._objs.get(self._key(api_version, kind, name, namespace))
 
     def list(

@@ -1,20 +1,35 @@
-"""Read-only typed views over Kubernetes API objects (plain dicts of the API's JSON).
+"""Read-only typed views over Kubernetes API objects (the API's JSON).
 
-``Pod``, ``Node`` and ``NodeInfo`` parse what the scheduler needs once and cache it. Treat the
-views and the dicts behind them as read-only: the runtime shares them between cycles.
+``Pod``, ``Node`` and ``NodeInfo`` parse what the scheduler needs once and cache it. They are
+read-only, and so is everything inside them: a view copies its API object once, when it is
+built, into read-only mappings and lists (:mod:`kubesched.sdk.readonly`), so ``pod.raw``,
+``labels``, ``spec``, containers, the ``Resource`` totals and ``node_info.pods`` all raise
+``TypeError`` on a write instead of changing what the next pod sees. A plugin writes through
+the Handle: ``handle.objects.patch(...)``; the change comes back as a new view.
+
+The NodeInfos of the scheduler's snapshot are sealed: ``add_pod``/``remove_pod`` and attribute
+assignment raise. ``node_info.clone()`` gives an open copy on which a plugin evaluates "what
+if" (preemption removes its victims from a clone, as kube-scheduler does).
 """
 
 from __future__ import annotations
 
 import datetime as _dt
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property
 from itertools import count
-from typing import Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from .quantity import QuantityError, parse_quantity
+from .readonly import (
+    EMPTY_DICT,
+    EMPTY_LIST,
+    ReadOnlyDict,
+    ReadOnlyList,
+    read_only,
+)
 from .selectors import InvalidObjectError, LabelSelector, NodeSelector
 
 __all__ = [
@@ -84,7 +99,10 @@ def parse_time(value: Any) -> float | None:
 
 
 class Resource:
-    """Compute resources in kube-scheduler's units: milli-CPU, bytes, a pod count, scalars."""
+    """Compute resources in kube-scheduler's units: milli-CPU, bytes, a pod count, scalars.
+
+    The Resources a view gives (``pod.requests``, ``node.allocatable``, a snapshot NodeInfo's
+    ``requested``) are read-only; :meth:`clone` gives a mutable copy."""
 
     __slots__ = ("allowed_pod_number", "ephemeral_storage", "memory", "milli_cpu", "scalar")
 
@@ -94,7 +112,7 @@ class Resource:
         memory: int = 0,
         ephemeral_storage: int = 0,
         allowed_pod_number: int = 0,
-        scalar: dict[str, int] | None = None,
+        scalar: Mapping[str, int] | None = None,
     ) -> None:
         self.milli_cpu = milli_cpu
         self.memory = memory
@@ -135,7 +153,24 @@ class Resource:
         return self.scalar.get(name, 0)
 
     def clone(self) -> Resource:
+        """A mutable copy (also of a read-only Resource)."""
         return Resource(self.milli_cpu, self.memory, self.ephemeral_storage, self.allowed_pod_number, self.scalar)
+
+    def read_only(self) -> Resource:
+        """A read-only copy (``self`` if it is read-only already)."""
+        if type(self) is _ReadOnlyResource:
+            return self
+        r = _ReadOnlyResource.__new__(_ReadOnlyResource)
+        _set(r, "milli_cpu", self.milli_cpu)
+        _set(r, "memory", self.memory)
+        _set(r, "ephemeral_storage", self.ephemeral_storage)
+        _set(r, "allowed_pod_number", self.allowed_pod_number)
+        _set(r, "scalar", ReadOnlyDict(self.scalar))
+        return r
+
+    @property
+    def is_read_only(self) -> bool:
+        return False
 
     def add(self, other: Resource, sign: int = 1) -> None:
         self.milli_cpu += sign * other.milli_cpu
@@ -166,6 +201,43 @@ class Resource:
             f"ephemeral_storage={self.ephemeral_storage}, allowed_pod_number={self.allowed_pod_number}, "
             f"scalar={self.scalar})"
         )
+
+
+#: What a write to a read-only Resource raises (``TypeError``).
+RESOURCE_READ_ONLY_MESSAGE = "this Resource belongs to a read-only view; resource.clone() gives a mutable copy"
+
+_set = object.__setattr__
+
+
+def _resource_error(*_args: Any, **_kwargs: Any) -> NoReturn:
+    raise TypeError(RESOURCE_READ_ONLY_MESSAGE)
+
+
+class _ReadOnlyResource(Resource):
+    """A Resource of a view: every write raises; the runtime's cache updates a sealed
+    NodeInfo's totals through :func:`_add_resource`."""
+
+    __slots__ = ()
+
+    __setattr__ = _resource_error
+    __delattr__ = _resource_error
+    add = _resource_error
+    add_quantity = _resource_error
+
+    @property
+    def is_read_only(self) -> bool:
+        return True
+
+
+def _add_resource(r: Resource, other: Resource, sign: int) -> None:
+    """``r.add(other, sign)`` that also works on a read-only Resource (NodeInfo's own totals)."""
+    _set(r, "milli_cpu", r.milli_cpu + sign * other.milli_cpu)
+    _set(r, "memory", r.memory + sign * other.memory)
+    _set(r, "ephemeral_storage", r.ephemeral_storage + sign * other.ephemeral_storage)
+    if other.scalar:
+        sc = r.scalar
+        for k, v in other.scalar.items():
+            dict.__setitem__(sc, k, sc.get(k, 0) + sign * v)
 
 
 def _ceil(f: Fraction) -> int:
@@ -253,28 +325,56 @@ class AffinityTerm:
 _uid = count(1)
 
 
+#: What assigning or deleting an attribute of a Pod view raises (``TypeError``).
+POD_READ_ONLY_MESSAGE = "Pod views are read-only; write through handle.objects.patch(...)"
+#: What assigning or deleting an attribute of a Node view raises (``TypeError``).
+NODE_READ_ONLY_MESSAGE = "Node views are read-only; write through handle.objects.patch(...)"
+
+
+def _pod_error(*_args: Any, **_kwargs: Any) -> NoReturn:
+    raise TypeError(POD_READ_ONLY_MESSAGE)
+
+
+def _node_error(*_args: Any, **_kwargs: Any) -> NoReturn:
+    raise TypeError(NODE_READ_ONLY_MESSAGE)
+
+
+def _ro_list(v: Any) -> ReadOnlyList[Any]:
+    """A list field of a view's (read-only) JSON as a ReadOnlyList (empty when missing)."""
+    if type(v) is ReadOnlyList:
+        return v
+    return read_only(list(v)) if v else EMPTY_LIST  # type: ignore[no-any-return]
+
+
 class Pod:
-    """A read-only view of a v1.Pod. ``pod.raw`` is the API object."""
+    """A read-only view of a v1.Pod. ``pod.raw`` is the API object, as read-only mappings and
+    lists (a copy made once, when the view is built); writes raise ``TypeError``."""
 
     __slots__ = ("__dict__", "raw")
 
     def __init__(self, raw: Mapping[str, Any]) -> None:
         if not isinstance(raw, Mapping):
             raise InvalidObjectError("", "a Pod must be an object")
-        self.raw: Mapping[str, Any] = raw
+        _set(self, "raw", read_only(raw))
+
+    if TYPE_CHECKING:
+        raw: Mapping[str, Any]
+    else:
+        __setattr__ = _pod_error
+        __delattr__ = _pod_error
 
     # metadata -----------------------------------------------------------------------------
     @cached_property
     def metadata(self) -> Mapping[str, Any]:
-        return self.raw.get("metadata") or {}
+        return self.raw.get("metadata") or EMPTY_DICT
 
     @cached_property
     def spec(self) -> Mapping[str, Any]:
-        return self.raw.get("spec") or {}
+        return self.raw.get("spec") or EMPTY_DICT
 
     @cached_property
     def status(self) -> Mapping[str, Any]:
-        return self.raw.get("status") or {}
+        return self.raw.get("status") or EMPTY_DICT
 
     @cached_property
     def name(self) -> str:
@@ -295,15 +395,15 @@ class Pod:
 
     @cached_property
     def labels(self) -> Mapping[str, str]:
-        return self.metadata.get("labels") or {}
+        return self.metadata.get("labels") or EMPTY_DICT
 
     @cached_property
     def annotations(self) -> Mapping[str, str]:
-        return self.metadata.get("annotations") or {}
+        return self.metadata.get("annotations") or EMPTY_DICT
 
     @cached_property
-    def owner_references(self) -> list[Mapping[str, Any]]:
-        return list(self.metadata.get("ownerReferences") or [])
+    def owner_references(self) -> Sequence[Mapping[str, Any]]:
+        return _ro_list(self.metadata.get("ownerReferences"))
 
     @cached_property
     def controller_ref(self) -> Mapping[str, Any] | None:
@@ -360,23 +460,25 @@ class Pod:
         return str(self.status.get("phase") or "")
 
     @cached_property
-    def containers(self) -> list[Mapping[str, Any]]:
-        return list(self.spec.get("containers") or [])
+    def containers(self) -> Sequence[Mapping[str, Any]]:
+        return _ro_list(self.spec.get("containers"))
 
     @cached_property
-    def init_containers(self) -> list[Mapping[str, Any]]:
-        return list(self.spec.get("initContainers") or [])
+    def init_containers(self) -> Sequence[Mapping[str, Any]]:
+        return _ro_list(self.spec.get("initContainers"))
 
     @cached_property
     def node_selector(self) -> Mapping[str, str]:
-        ns = self.spec.get("nodeSelector") or {}
+        ns = self.spec.get("nodeSelector") or EMPTY_DICT
         if not isinstance(ns, Mapping):
             raise InvalidObjectError("spec.nodeSelector", "must be a map of strings")
-        return {str(k): str(v) for k, v in ns.items()}
+        if all(type(k) is str and type(v) is str for k, v in ns.items()):
+            return ns
+        return ReadOnlyDict({str(k): str(v) for k, v in ns.items()})
 
     @cached_property
     def affinity(self) -> Mapping[str, Any]:
-        return self.spec.get("affinity") or {}
+        return self.spec.get("affinity") or EMPTY_DICT
 
     @cached_property
     def tolerations(self) -> tuple[Toleration, ...]:
@@ -399,19 +501,19 @@ class Pod:
         return tuple(out)
 
     @cached_property
-    def scheduling_gates(self) -> list[str]:
-        return [str(g.get("name")) for g in self.spec.get("schedulingGates") or []]
+    def scheduling_gates(self) -> Sequence[str]:
+        return ReadOnlyList([str(g.get("name")) for g in self.spec.get("schedulingGates") or []])
 
     @cached_property
-    def topology_spread_constraints(self) -> list[Mapping[str, Any]]:
-        return list(self.spec.get("topologySpreadConstraints") or [])
+    def topology_spread_constraints(self) -> Sequence[Mapping[str, Any]]:
+        return _ro_list(self.spec.get("topologySpreadConstraints"))
 
     @cached_property
-    def volumes(self) -> list[Mapping[str, Any]]:
-        return list(self.spec.get("volumes") or [])
+    def volumes(self) -> Sequence[Mapping[str, Any]]:
+        return _ro_list(self.spec.get("volumes"))
 
     @cached_property
-    def pvc_names(self) -> list[str]:
+    def pvc_names(self) -> Sequence[str]:
         """Names of PersistentVolumeClaims the pod mounts (ephemeral volumes as ``<pod>-<volume>``)."""
         out = []
         for v in self.volumes:
@@ -419,7 +521,7 @@ class Pod:
                 out.append(str(v["persistentVolumeClaim"].get("claimName")))
             elif v.get("ephemeral"):
                 out.append(f"{self.name}-{v.get('name')}")
-        return out
+        return ReadOnlyList(out)
 
     @cached_property
     def host_ports(self) -> tuple[HostPort, ...]:
@@ -427,7 +529,7 @@ class Pod:
         ``restartPolicy: Always``), as ``schedutil.GetHostPorts`` (v1.34) collects them."""
         out = []
         sidecars = [c for c in self.init_containers if c.get("restartPolicy") == "Always"]
-        for ci, c in enumerate(self.containers + sidecars):
+        for ci, c in enumerate([*self.containers, *sidecars]):
             for pi, p in enumerate(c.get("ports") or []):
                 hp = p.get("hostPort")
                 if not hp:
@@ -440,8 +542,8 @@ class Pod:
         return tuple(out)
 
     @cached_property
-    def images(self) -> list[str]:
-        return [str(c.get("image") or "") for c in self.containers + self.init_containers]
+    def images(self) -> Sequence[str]:
+        return ReadOnlyList([str(c.get("image") or "") for c in (*self.containers, *self.init_containers)])
 
     # resources ----------------------------------------------------------------------------
     def _requests_fraction(self, non_missing: bool) -> dict[str, Fraction]:
@@ -491,11 +593,12 @@ class Pod:
 
     @cached_property
     def requests(self) -> Resource:
-        """Effective requests, as kube-scheduler computes them (init containers, overhead)."""
+        """Effective requests, as kube-scheduler computes them (init containers, overhead);
+        read-only (``pod.requests.clone()`` is a mutable copy)."""
         r = Resource()
         for k, v in self._requests_fraction(False).items():
             r.add_quantity(k, v)
-        return r
+        return r.read_only()
 
     @cached_property
     def non_zero_requests(self) -> tuple[int, int]:
@@ -602,7 +705,8 @@ class Pod:
 
     # copies -------------------------------------------------------------------------------
     def with_node_name(self, node_name: str) -> Pod:
-        """A copy bound to ``node_name`` (what the cache assumes while binding)."""
+        """A copy bound to ``node_name`` (what the cache assumes while binding); it shares
+        every read-only part of this view but ``spec``."""
         raw = dict(self.raw)
         raw["spec"] = {**self.spec, "nodeName": node_name}
         p = Pod(raw)
@@ -621,26 +725,33 @@ class Pod:
 
 
 class Node:
-    """A read-only view of a v1.Node. ``node.raw`` is the API object."""
+    """A read-only view of a v1.Node. ``node.raw`` is the API object, as read-only mappings
+    and lists (a copy made once, when the view is built); writes raise ``TypeError``."""
 
     __slots__ = ("__dict__", "raw")
 
     def __init__(self, raw: Mapping[str, Any]) -> None:
         if not isinstance(raw, Mapping):
             raise InvalidObjectError("", "a Node must be an object")
-        self.raw: Mapping[str, Any] = raw
+        _set(self, "raw", read_only(raw))
+
+    if TYPE_CHECKING:
+        raw: Mapping[str, Any]
+    else:
+        __setattr__ = _node_error
+        __delattr__ = _node_error
 
     @cached_property
     def metadata(self) -> Mapping[str, Any]:
-        return self.raw.get("metadata") or {}
+        return self.raw.get("metadata") or EMPTY_DICT
 
     @cached_property
     def spec(self) -> Mapping[str, Any]:
-        return self.raw.get("spec") or {}
+        return self.raw.get("spec") or EMPTY_DICT
 
     @cached_property
     def status(self) -> Mapping[str, Any]:
-        return self.raw.get("status") or {}
+        return self.raw.get("status") or EMPTY_DICT
 
     @cached_property
     def name(self) -> str:
@@ -648,11 +759,11 @@ class Node:
 
     @cached_property
     def labels(self) -> Mapping[str, str]:
-        return self.metadata.get("labels") or {}
+        return self.metadata.get("labels") or EMPTY_DICT
 
     @cached_property
     def annotations(self) -> Mapping[str, str]:
-        return self.metadata.get("annotations") or {}
+        return self.metadata.get("annotations") or EMPTY_DICT
 
     @cached_property
     def unschedulable(self) -> bool:
@@ -675,20 +786,20 @@ class Node:
         alloc = self.status.get("allocatable")
         if alloc is None:
             alloc = self.status.get("capacity")
-        return Resource.from_list(alloc, "status.allocatable")
+        return Resource.from_list(alloc, "status.allocatable").read_only()
 
     @cached_property
     def capacity(self) -> Resource:
-        return Resource.from_list(self.status.get("capacity"), "status.capacity")
+        return Resource.from_list(self.status.get("capacity"), "status.capacity").read_only()
 
     @cached_property
-    def images(self) -> list[tuple[list[str], int]]:
+    def images(self) -> Sequence[tuple[Sequence[str], int]]:
         """``status.images`` as (names, size in bytes)."""
-        return [(list(i.get("names") or []), int(i.get("sizeBytes") or 0)) for i in self.status.get("images") or []]
+        return ReadOnlyList([(_ro_list(i.get("names")), int(i.get("sizeBytes") or 0)) for i in self.status.get("images") or []])
 
     @cached_property
-    def conditions(self) -> dict[str, str]:
-        return {str(c.get("type")): str(c.get("status")) for c in self.status.get("conditions") or []}
+    def conditions(self) -> Mapping[str, str]:
+        return ReadOnlyDict({str(c.get("type")): str(c.get("status")) for c in self.status.get("conditions") or []})
 
     def validate(self) -> None:
         if not self.name:
@@ -699,20 +810,45 @@ class Node:
         return f"Node({self.name})"
 
 
-class HostPortInfo:
-    """Host ports in use on a node: ip -> {(protocol, port)}; ``0.0.0.0`` conflicts with all."""
+#: What a write to a NodeInfo of the scheduler's snapshot raises (``TypeError``).
+NODE_INFO_READ_ONLY_MESSAGE = (
+    "NodeInfo views of the snapshot are read-only; evaluate \"what if\" on node_info.clone(), "
+    "write through handle.objects.patch(...)"
+)
 
-    __slots__ = ("_m",)
+
+def _node_info_error(*_args: Any, **_kwargs: Any) -> NoReturn:
+    raise TypeError(NODE_INFO_READ_ONLY_MESSAGE)
+
+
+class HostPortInfo:
+    """Host ports in use on a node: ip -> {(protocol, port)}; ``0.0.0.0`` conflicts with all.
+
+    The one of a snapshot NodeInfo is read-only (``add``/``remove`` raise); :meth:`clone`
+    gives an open copy."""
+
+    __slots__ = ("_m", "_sealed")
 
     def __init__(self) -> None:
         self._m: dict[str, set[tuple[str, int]]] = {}
+        self._sealed = False
 
     def add(self, ip: str, protocol: str, port: int) -> None:
+        if self._sealed:
+            _node_info_error()
+        self._add(ip, protocol, port)
+
+    def remove(self, ip: str, protocol: str, port: int) -> None:
+        if self._sealed:
+            _node_info_error()
+        self._remove(ip, protocol, port)
+
+    def _add(self, ip: str, protocol: str, port: int) -> None:
         if port <= 0:
             return
         self._m.setdefault(ip or "0.0.0.0", set()).add((protocol or "TCP", port))
 
-    def remove(self, ip: str, protocol: str, port: int) -> None:
+    def _remove(self, ip: str, protocol: str, port: int) -> None:
         ip = ip or "0.0.0.0"
         s = self._m.get(ip)
         if s is not None:
@@ -734,6 +870,7 @@ class HostPortInfo:
         return sum(len(s) for s in self._m.values())
 
     def clone(self) -> HostPortInfo:
+        """An open (mutable) copy."""
         c = HostPortInfo()
         c._m = {k: set(v) for k, v in self._m.items()}
         return c
@@ -742,12 +879,36 @@ class HostPortInfo:
         return [(ip, pr, po) for ip, s in self._m.items() for pr, po in sorted(s)]
 
 
-@dataclass(slots=True)
 class ImageStateSummary:
-    """An image on a node: its size and on how many nodes of the cluster it is."""
+    """An image on a node: its size and on how many nodes of the cluster it is (read-only;
+    the runtime's cache keeps ``num_nodes`` up to date)."""
 
-    size: int
-    num_nodes: int
+    __slots__ = ("num_nodes", "size")
+
+    def __init__(self, size: int, num_nodes: int) -> None:
+        _set(self, "size", size)
+        _set(self, "num_nodes", num_nodes)
+
+    if TYPE_CHECKING:
+        size: int
+        num_nodes: int
+    else:
+        __setattr__ = _node_info_error
+        __delattr__ = _node_info_error
+
+    def _count(self, delta: int) -> int:
+        """Add ``delta`` to ``num_nodes`` (the runtime's cache) and return the new count."""
+        n: int = self.num_nodes + delta
+        _set(self, "num_nodes", n)
+        return n
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ImageStateSummary):
+            return NotImplemented
+        return self.size == other.size and self.num_nodes == other.num_nodes
+
+    def __repr__(self) -> str:
+        return f"ImageStateSummary(size={self.size}, num_nodes={self.num_nodes})"
 
 
 _generation = count(1)
@@ -756,11 +917,17 @@ _generation = count(1)
 class NodeInfo:
     """A node and the pods on it (bound and assumed), with running totals.
 
-    The runtime keeps one per node and updates the totals incrementally. Plugins read it;
-    ``add_pod``/``remove_pod`` are for plugins that evaluate "what if" on a :meth:`clone`.
+    The runtime keeps one per node and updates the totals incrementally. The NodeInfos a plugin
+    gets from the scheduler (its arguments, ``handle.snapshot()``) are sealed: attribute
+    assignment, ``add_pod``/``remove_pod``/``set_node``/``remove_node`` and writes to what they
+    hold (``pods``, ``requested``, ``used_ports``, ``image_states``, ...) raise ``TypeError``.
+    :meth:`clone` gives an open copy on which a plugin evaluates "what if" with ``add_pod``
+    and ``remove_pod`` (as preemption does); a NodeInfo built with ``NodeInfo(node, pods)`` is
+    open too. Its lists and mappings are read-only either way: change them through the methods.
     """
 
     __slots__ = (
+        "_sealed",
         "allocatable",
         "generation",
         "image_states",
@@ -775,100 +942,169 @@ class NodeInfo:
         "used_ports",
     )
 
+    if TYPE_CHECKING:
+        _sealed: bool
+        node: Node
+        name: str
+        pods: ReadOnlyList[Pod]
+        pods_with_affinity: ReadOnlyList[Pod]
+        pods_with_required_anti_affinity: ReadOnlyList[Pod]
+        used_ports: HostPortInfo
+        requested: Resource
+        non_zero_requested: Resource
+        allocatable: Resource
+        image_states: Mapping[str, ImageStateSummary]
+        pvc_ref_counts: ReadOnlyDict[str, int]
+        generation: int
+
     def __init__(self, node: Node | None = None, pods: Iterable[Pod] = ()) -> None:
+        _set(self, "_sealed", False)
         #: The node. Always set for the NodeInfos a plugin sees (the snapshot holds only
         #: existing nodes); None only inside the runtime's cache for a deleted node whose pods
         #: are still being removed.
-        self.node: Node = None  # type: ignore[assignment]
+        _set(self, "node", None)
         #: the node's name ("" when there is no node)
-        self.name = ""
-        self.pods: list[Pod] = []
-        self.pods_with_affinity: list[Pod] = []
-        self.pods_with_required_anti_affinity: list[Pod] = []
-        self.used_ports = HostPortInfo()
-        self.requested = Resource()
-        self.non_zero_requested = Resource()
-        self.allocatable = Resource()
-        self.image_states: dict[str, ImageStateSummary] = {}
-        self.pvc_ref_counts: dict[str, int] = {}
-        self.generation = next(_generation)
+        _set(self, "name", "")
+        _set(self, "pods", ReadOnlyList())
+        _set(self, "pods_with_affinity", ReadOnlyList())
+        _set(self, "pods_with_required_anti_affinity", ReadOnlyList())
+        _set(self, "used_ports", HostPortInfo())
+        _set(self, "requested", Resource())
+        _set(self, "non_zero_requested", Resource())
+        _set(self, "allocatable", Resource())
+        _set(self, "image_states", EMPTY_DICT)
+        _set(self, "pvc_ref_counts", ReadOnlyDict())
+        _set(self, "generation", next(_generation))
         if node is not None:
-            self.set_node(node)
+            self._set_node(node)
         for p in pods:
-            self.add_pod(p)
+            self._add_pod(p)
 
+    def __setattr__(self, name: str, value: Any) -> None:
+        if self._sealed:
+            _node_info_error()
+        _set(self, name, value)
+
+    def __delattr__(self, name: str) -> None:
+        _node_info_error()
+
+    @property
+    def is_sealed(self) -> bool:
+        """True for the scheduler's NodeInfos (read-only); False for clones."""
+        return self._sealed
+
+    # the public mutators: open NodeInfos only ------------------------------------------------
     def set_node(self, node: Node) -> None:
-        self.node = node
-        self.name = node.name
-        self.allocatable = node.allocatable
-        self.generation = next(_generation)
+        if self._sealed:
+            _node_info_error()
+        self._set_node(node)
 
     def remove_node(self) -> None:
-        self.node = None  # type: ignore[assignment]
-        self.name = ""
-        self.generation = next(_generation)
+        if self._sealed:
+            _node_info_error()
+        self._remove_node()
 
     def add_pod(self, pod: Pod) -> None:
-        self.pods.append(pod)
-        if pod.has_pod_affinity:
-            self.pods_with_affinity.append(pod)
-        if pod.has_required_anti_affinity:
-            self.pods_with_required_anti_affinity.append(pod)
-        self._update(pod, 1)
+        if self._sealed:
+            _node_info_error()
+        self._add_pod(pod)
 
     def remove_pod(self, pod: Pod) -> None:
         """Remove the pod with ``pod.uid``; raises ``KeyError`` if it is not on this node."""
+        if self._sealed:
+            _node_info_error()
+        self._remove_pod(pod)
+
+    # the runtime's cache (and the methods above) ---------------------------------------------
+    def _seal(self) -> NodeInfo:
+        """Make this NodeInfo read-only to plugins (the runtime's cache seals its own)."""
+        _set(self, "requested", self.requested.read_only())
+        _set(self, "non_zero_requested", self.non_zero_requested.read_only())
+        _set(self, "allocatable", self.allocatable.read_only())
+        _set(self.used_ports, "_sealed", True)
+        _set(self, "_sealed", True)
+        return self
+
+    def _set_node(self, node: Node) -> None:
+        _set(self, "node", node)
+        _set(self, "name", node.name)
+        _set(self, "allocatable", node.allocatable)
+        _set(self, "generation", next(_generation))
+
+    def _remove_node(self) -> None:
+        _set(self, "node", None)
+        _set(self, "name", "")
+        _set(self, "generation", next(_generation))
+
+    def _set_image_states(self, states: Mapping[str, ImageStateSummary]) -> None:
+        _set(self, "image_states", ReadOnlyDict(states) if states else EMPTY_DICT)
+
+    def _add_pod(self, pod: Pod) -> None:
+        list.append(self.pods, pod)
+        if pod.has_pod_affinity:
+            list.append(self.pods_with_affinity, pod)
+        if pod.has_required_anti_affinity:
+            list.append(self.pods_with_required_anti_affinity, pod)
+        self._update(pod, 1)
+
+    def _remove_pod(self, pod: Pod) -> None:
         uid = pod.uid
         for lst in (self.pods_with_affinity, self.pods_with_required_anti_affinity):
             for i, p in enumerate(lst):
                 if p.uid == uid:
-                    lst[i] = lst[-1]
-                    lst.pop()
+                    list.__setitem__(lst, i, lst[-1])
+                    list.pop(lst)
                     break
-        for i, p in enumerate(self.pods):
+        pods = self.pods
+        for i, p in enumerate(pods):
             if p.uid == uid:
-                self.pods[i] = self.pods[-1]
-                self.pods.pop()
+                list.__setitem__(pods, i, pods[-1])
+                list.pop(pods)
                 self._update(p, -1)
                 return
         raise KeyError(f"no corresponding pod {pod.name} in pods of node {self.name}")
 
     def _update(self, pod: Pod, sign: int) -> None:
-        self.requested.add(pod.requests, sign)
+        _add_resource(self.requested, pod.requests, sign)
         cpu, mem = pod.non_zero_requests
-        self.non_zero_requested.milli_cpu += sign * cpu
-        self.non_zero_requested.memory += sign * mem
+        nz = self.non_zero_requested
+        _set(nz, "milli_cpu", nz.milli_cpu + sign * cpu)
+        _set(nz, "memory", nz.memory + sign * mem)
         for hp in pod.host_ports:
             if sign > 0:
-                self.used_ports.add(hp.ip, hp.protocol, hp.port)
+                self.used_ports._add(hp.ip, hp.protocol, hp.port)
             else:
-                self.used_ports.remove(hp.ip, hp.protocol, hp.port)
+                self.used_ports._remove(hp.ip, hp.protocol, hp.port)
         for v in pod.volumes:
             pvc = v.get("persistentVolumeClaim")
             if not pvc:
                 continue
             key = f"{pod.namespace}/{pvc.get('claimName')}"
-            n = self.pvc_ref_counts.get(key, 0) + sign
+            counts = self.pvc_ref_counts
+            n = counts.get(key, 0) + sign
             if n <= 0:
-                self.pvc_ref_counts.pop(key, None)
+                dict.pop(counts, key, None)
             else:
-                self.pvc_ref_counts[key] = n
-        self.generation = next(_generation)
+                dict.__setitem__(counts, key, n)
+        _set(self, "generation", next(_generation))
 
     def clone(self) -> NodeInfo:
+        """An open copy (``add_pod``/``remove_pod`` work on it); the pods and the node are
+        shared (they are read-only views)."""
         c = NodeInfo.__new__(NodeInfo)
-        c.node = self.node
-        c.name = self.name
-        c.pods = list(self.pods)
-        c.pods_with_affinity = list(self.pods_with_affinity)
-        c.pods_with_required_anti_affinity = list(self.pods_with_required_anti_affinity)
-        c.used_ports = self.used_ports.clone()
-        c.requested = self.requested.clone()
-        c.non_zero_requested = self.non_zero_requested.clone()
-        c.allocatable = self.allocatable.clone()
-        c.image_states = dict(self.image_states)
-        c.pvc_ref_counts = dict(self.pvc_ref_counts)
-        c.generation = self.generation
+        _set(c, "_sealed", False)
+        _set(c, "node", self.node)
+        _set(c, "name", self.name)
+        _set(c, "pods", ReadOnlyList(self.pods))
+        _set(c, "pods_with_affinity", ReadOnlyList(self.pods_with_affinity))
+        _set(c, "pods_with_required_anti_affinity", ReadOnlyList(self.pods_with_required_anti_affinity))
+        _set(c, "used_ports", self.used_ports.clone())
+        _set(c, "requested", self.requested.clone())
+        _set(c, "non_zero_requested", self.non_zero_requested.clone())
+        _set(c, "allocatable", self.allocatable.clone())
+        _set(c, "image_states", self.image_states)
+        _set(c, "pvc_ref_counts", ReadOnlyDict(self.pvc_ref_counts))
+        _set(c, "generation", self.generation)
         return c
 
     def __repr__(self) -> str:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 __all__ = [
     "EVERYTHING",
@@ -25,11 +25,30 @@ class InvalidObjectError(ValueError):
         self.message = message
 
 
+#: What assigning an attribute of a parsed selector raises (``TypeError``): the selectors of a
+#: Pod view are shared by every cycle that reads that pod.
+SELECTOR_READ_ONLY_MESSAGE = "selectors are read-only; parse a new one"
+
+_set = object.__setattr__
+
+
+def _read_only(*_args: Any, **_kwargs: Any) -> NoReturn:
+    raise TypeError(SELECTOR_READ_ONLY_MESSAGE)
+
+
+class _Immutable:
+    __slots__ = ()
+
+    if not TYPE_CHECKING:
+        __setattr__ = _read_only
+        __delattr__ = _read_only
+
+
 _LABEL_OPS = {"In", "NotIn", "Exists", "DoesNotExist"}
 _NODE_OPS = _LABEL_OPS | {"Gt", "Lt"}
 
 
-class Requirement:
+class Requirement(_Immutable):
     """One ``key operator values`` requirement (labels.Requirement)."""
 
     __slots__ = ("int_value", "key", "op", "values")
@@ -41,7 +60,7 @@ class Requirement:
         if not isinstance(key, str) or not key:
             raise InvalidObjectError(f"{field}.key", "key must be a non-empty string")
         vals = [str(v) for v in (values or [])]
-        self.int_value = 0
+        int_value = 0
         if op in ("In", "NotIn") and not vals:
             raise InvalidObjectError(f"{field}.values", "for 'in', 'notin' operators, values set can't be empty")
         if op in ("Exists", "DoesNotExist") and vals:
@@ -50,12 +69,19 @@ class Requirement:
             if len(vals) != 1:
                 raise InvalidObjectError(f"{field}.values", "for 'Gt', 'Lt' operators, exactly one value is required")
             try:
-                self.int_value = int(vals[0])
+                int_value = int(vals[0])
             except ValueError:
                 raise InvalidObjectError(f"{field}.values[0]", f"for 'Gt', 'Lt' operators, the value must be an integer: {vals[0]!r}") from None
-        self.key = key
-        self.op = op
-        self.values = frozenset(vals)
+        _set(self, "int_value", int_value)
+        _set(self, "key", key)
+        _set(self, "op", op)
+        _set(self, "values", frozenset(vals))
+
+    if TYPE_CHECKING:
+        int_value: int
+        key: str
+        op: str
+        values: frozenset[str]
 
     def matches(self, labels: Mapping[str, str]) -> bool:
         op = self.op
@@ -79,7 +105,7 @@ class Requirement:
         return f"Requirement({self.key!r}, {self.op!r}, {sorted(self.values)!r})"
 
 
-class LabelSelector:
+class LabelSelector(_Immutable):
     """A metav1.LabelSelector: ``matchLabels`` and ``matchExpressions``, all ANDed.
 
     ``LabelSelector.parse(None)`` matches nothing and ``LabelSelector.parse({})`` matches
@@ -89,8 +115,12 @@ class LabelSelector:
     __slots__ = ("_nothing", "requirements")
 
     def __init__(self, requirements: Sequence[Requirement] = (), *, nothing: bool = False) -> None:
-        self.requirements = tuple(requirements)
-        self._nothing = nothing
+        _set(self, "requirements", tuple(requirements))
+        _set(self, "_nothing", nothing)
+
+    if TYPE_CHECKING:
+        requirements: tuple[Requirement, ...]
+        _nothing: bool
 
     @classmethod
     def parse(cls, raw: Mapping[str, Any] | None, field: str = "labelSelector") -> LabelSelector:
@@ -132,15 +162,19 @@ NOTHING = LabelSelector(nothing=True)
 EVERYTHING = LabelSelector()
 
 
-class NodeSelectorTerm:
+class NodeSelectorTerm(_Immutable):
     """One term of a NodeSelector: ``matchExpressions`` on labels and ``matchFields`` on fields
     (only ``metadata.name``), ANDed. A term with neither matches no node."""
 
     __slots__ = ("fields", "labels")
 
     def __init__(self, labels: Sequence[Requirement], fields: Sequence[Requirement]) -> None:
-        self.labels = tuple(labels)
-        self.fields = tuple(fields)
+        _set(self, "labels", tuple(labels))
+        _set(self, "fields", tuple(fields))
+
+    if TYPE_CHECKING:
+        labels: tuple[Requirement, ...]
+        fields: tuple[Requirement, ...]
 
     @classmethod
     def parse(cls, raw: Mapping[str, Any], field: str) -> NodeSelectorTerm:
@@ -177,14 +211,19 @@ class NodeSelectorTerm:
         return True
 
 
-class NodeSelector:
+class NodeSelector(_Immutable):
     """A v1.NodeSelector: its terms are ORed."""
 
     __slots__ = ("errors", "terms")
 
-    def __init__(self, terms: Sequence[NodeSelectorTerm]) -> None:
-        self.terms = tuple(terms)
-        self.errors: list[InvalidObjectError] = []
+    def __init__(self, terms: Sequence[NodeSelectorTerm], errors: Sequence[InvalidObjectError] = ()) -> None:
+        _set(self, "terms", tuple(terms))
+        #: the errors of the terms that could not be parsed (:meth:`parse_lazy`)
+        _set(self, "errors", tuple(errors))
+
+    if TYPE_CHECKING:
+        terms: tuple[NodeSelectorTerm, ...]
+        errors: tuple[InvalidObjectError, ...]
 
     @classmethod
     def parse(cls, raw: Mapping[str, Any], field: str = "nodeSelector") -> NodeSelector:
@@ -203,9 +242,7 @@ class NodeSelector:
             except InvalidObjectError as e:
                 errors.append(e)
                 out.append(NodeSelectorTerm((), ()))  # matches nothing
-        sel = cls(out)
-        sel.errors = errors
-        return sel
+        return cls(out, errors)
 
     def matches(self, node_labels: Mapping[str, str], node_name: str) -> bool:
         for t in self.terms:
