@@ -184,3 +184,48 @@ def test_permit_wait_without_a_positive_timeout_is_an_error(value: Any, said: st
     )
     assert r.node("bad") is None
     assert r.status("good") == "Scheduled"
+
+
+# batch forms -------------------------------------------------------------------------------
+
+
+def _batched(hook: str, items: list[Any]) -> Any:
+    def batch(self: Any, pod: Any, nodes: Any) -> Any:
+        return items if pod.name == "bad" else [None if hook == "filter_batch" else 10] * len(nodes)
+
+    members = {hook: hookimpl(batch)}
+    if hook == "filter_batch":
+        members["filter"] = hookimpl(lambda self: None)
+    else:
+        members["score"] = hookimpl(lambda self: 10)
+    B = type("B", (), members)
+    point = "filter" if hook == "filter_batch" else "score"
+    return run_profile({"B": B}, nodes=_nodes(3), pods=_pods(), points={point: ["B"]}, reuse_results=True)
+
+
+def test_score_batch_item_that_is_not_an_int_is_an_error_naming_its_node() -> None:
+    r = _batched("score_batch", [10, 42.0, 10])
+    assert r.status("bad") == "Error"
+    assert r.message("bad") == (
+        'plugin "B" hook score_batch returned float 42.0 for node "n2"; '
+        "expected a sequence of int, one per node, or a Status"
+    )
+    assert r.status("good") == "Scheduled"
+
+
+def test_score_batch_of_the_wrong_length_is_an_error() -> None:
+    r = _batched("score_batch", [10, 10])
+    assert r.message("bad") == (
+        'plugin "B" hook score_batch returned 2 results for 3 nodes; '
+        "expected a sequence of int, one per node, or a Status"
+    )
+
+
+def test_filter_batch_item_that_is_not_a_status_is_an_error_naming_its_node() -> None:
+    r = _batched("filter_batch", [None, None, True])
+    assert r.status("bad") == "Error"
+    assert r.message("bad") == (
+        'plugin "B" hook filter_batch returned bool True for node "n3"; '
+        "expected a sequence of None or Status, one per node"
+    )
+    assert r.status("good") == "Scheduled"

@@ -38,11 +38,13 @@ def describe(value: Any) -> str:
     return f"{type(value).__name__} {_repr.repr(value)}"
 
 
-def contract_error(plugin: str, hook: str, got: Any) -> Status:
-    """The Error for a return value that ``hook``'s contract does not allow."""
+def contract_error(plugin: str, hook: str, got: Any, *, node: str | None = None) -> Status:
+    """The Error for a return value that ``hook``'s contract does not allow (``node``: the
+    node of a batch form's item)."""
+    where = f' for node "{node}"' if node is not None else ""
     return Status(
         Code.ERROR,
-        f'plugin "{plugin}" hook {hook} returned {describe(got)}; expected {hook_info(hook).returns}',
+        f'plugin "{plugin}" hook {hook} returned {describe(got)}{where}; expected {hook_info(hook).returns}',
         plugin=plugin,
     )
 
@@ -123,11 +125,14 @@ def permit_out(name: str, out: Any) -> tuple[Status, float] | Status:
     return st, min(float(timeout), MAX_PERMIT_TIMEOUT)
 
 
-def filter_verdict(name: str, st: Any) -> Status:
+def filter_verdict(name: str, st: Any, *, batch_node: str | None = None) -> Status:
     """A Filter plugin's return value other than None or Success, as the framework reports it:
     rejections keep their code and reasons, another Status becomes an Error naming the plugin,
-    anything but a Status is a contract Error."""
+    anything but a Status is a contract Error (``batch_node``: the item of filter_batch for
+    that node)."""
     if not isinstance(st, Status):
+        if batch_node is not None:
+            return contract_error(name, "filter_batch", st, node=batch_node)
         return contract_error(name, "filter", st)
     if not st.is_rejected():
         st = Status(Code.ERROR, f'running "{name}" filter plugin: {st.message}', error=st.error)

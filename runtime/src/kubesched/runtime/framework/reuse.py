@@ -14,8 +14,9 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from kubesched.sdk import Code, CycleState, NodeInfo, Pod, Status
+from kubesched.sdk.points import hook_info
 
-from .contract import SUCCESS, filter_verdict, plugin_error
+from .contract import SUCCESS, contract_error, filter_verdict, plugin_error
 from .interface import Entry
 
 __all__ = ["ReuseAndBatch"]
@@ -33,10 +34,6 @@ class _Raised:
     def __init__(self, status: Status) -> None:
         self.status = status
         self.code = status.code
-
-
-def _batch_score_err(name: str, bad: str) -> Status:
-    return Status(Code.ERROR, f'running Score plugins: plugin "{name}" failed with: score_batch returned {bad}', plugin=name)
 
 
 class ReuseAndBatch:
@@ -149,6 +146,7 @@ class ReuseAndBatch:
                     # ordered walk gets to it).
                     log.warning('filter_batch of plugin "%s" failed (%s: %s); using its filter for these nodes', name, type(e).__name__, e)
                     outs = None
+            batched = outs is not None
             if outs is None:
                 outs = []
                 for ni in sub:
@@ -168,7 +166,10 @@ class ReuseAndBatch:
                 except AttributeError:
                     pass
                 # as run_filter_plugins: an exception's status as it is
-                results[i] = st.status if type(st) is _Raised else filter_verdict(name, st)
+                if type(st) is _Raised:
+                    results[i] = st.status
+                else:
+                    results[i] = filter_verdict(name, st, batch_node=nodes[i].name if batched else None)
             alive = nxt
         return results
 
@@ -183,8 +184,14 @@ class ReuseAndBatch:
         except Exception as e:
             return Status(Code.ERROR, f'running Score plugins: plugin "{name}" failed with: {type(e).__name__}: {e}', plugin=name, error=e)
         if len(got) != len(nodes):
-            return _batch_score_err(name, f"{len(got)} results for {len(nodes)} nodes")
+            return Status(
+                Code.ERROR,
+                f'plugin "{name}" hook score_batch returned {len(got)} results for {len(nodes)} nodes; '
+                f"expected {hook_info('score_batch').returns}",
+                plugin=name,
+            )
         for v in got:
             if type(v) is not int:
-                return _batch_score_err(name, f"{v!r}, not an int")
+                k = next(k for k, x in enumerate(got) if type(x) is not int)
+                return contract_error(name, "score_batch", got[k], node=nodes[k].name)
         return got
