@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import logging
 import threading
 import time
 from collections import deque
@@ -29,7 +30,7 @@ from ..registry import Registry
 from ..scheduling import Scheduling
 from .clock import RealClock, SimClock
 from .cycles import CountingObjects, Cycles
-from .handlers import EventHandlers, log
+from .handlers import EventHandlers
 from .messages import (
     Activate,
     AddTimer,
@@ -43,6 +44,8 @@ from .results import PodResult, Results
 from .workers import InlineExecutor, WorkerPool
 
 __all__ = ["Scheduler"]
+
+log = logging.getLogger("kubesched")
 
 
 class Scheduler:
