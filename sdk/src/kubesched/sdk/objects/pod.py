@@ -1,0 +1,502 @@
+"""The read-only Pod view, its parsed parts, and the queue's QueuedPodInfo."""
+
+from __future__ import annotations
+
+import datetime as _dt
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import cached_property
+from typing import TYPE_CHECKING, Any, NoReturn
+
+from ..readonly import EMPTY_DICT, EMPTY_LIST, ReadOnlyDict, ReadOnlyList, read_only
+from ..selectors import InvalidObjectError, LabelSelector, NodeSelector
+from .resource import (
+    _CPU,
+    _MEMORY,
+    DEFAULT_MEMORY_REQUEST,
+    DEFAULT_MILLI_CPU_REQUEST,
+    Resource,
+    _ceil,
+    _q,
+    _set,
+)
+from .taints import Toleration
+
+if TYPE_CHECKING:
+    from .node import Node
+
+
+def parse_time(value: Any) -> float | None:
+    """RFC 3339 time (``2024-01-02T03:04:05Z``) as seconds since the epoch."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, (int, float)):
+        return float(value)
+    if isinstance(value, _dt.datetime):
+        if value.tzinfo is None:
+            value = value.replace(tzinfo=_dt.UTC)
+        return value.timestamp()
+    s = str(value)
+    if s.endswith("Z"):
+        s = s[:-1] + "+00:00"
+    try:
+        d = _dt.datetime.fromisoformat(s)
+    except ValueError:
+        raise InvalidObjectError("metadata.creationTimestamp", f"invalid time {value!r}") from None
+    if d.tzinfo is None:
+        d = d.replace(tzinfo=_dt.UTC)
+    return d.timestamp()
+
+
+@dataclass(frozen=True, slots=True)
+class HostPort:
+    ip: str
+    protocol: str
+    port: int
+
+
+@dataclass(frozen=True, slots=True)
+class AffinityTerm:
+    """A parsed (anti-)affinity term of a pod: who it selects and over which topology key."""
+
+    namespaces: frozenset[str]
+    selector: LabelSelector
+    topology_key: str
+    namespace_selector: LabelSelector
+    weight: int = 0
+
+    def matches(self, pod: Pod, namespace_labels: Mapping[str, str] | None = None) -> bool:
+        """Whether ``pod`` is selected (its namespace is listed or selected, and labels match)."""
+        if pod.namespace in self.namespaces or (
+            namespace_labels is not None and self.namespace_selector.matches(namespace_labels)
+        ):
+            return self.selector.matches(pod.labels)
+        return False
+
+
+#: What assigning or deleting an attribute of a Pod view raises (``TypeError``).
+POD_READ_ONLY_MESSAGE = "Pod views are read-only; write through handle.objects.patch(...)"
+
+
+def _pod_error(*_args: Any, **_kwargs: Any) -> NoReturn:
+    raise TypeError(POD_READ_ONLY_MESSAGE)
+
+
+def _ro_list(v: Any) -> ReadOnlyList[Any]:
+    """A list field of a view's (read-only) JSON as a ReadOnlyList (empty when missing)."""
+    if type(v) is ReadOnlyList:
+        return v
+    return read_only(list(v)) if v else EMPTY_LIST  # type: ignore[no-any-return]
+
+
+class Pod:
+    """A read-only view of a v1.Pod. ``pod.raw`` is the API object, as read-only mappings and
+    lists (a copy made once, when the view is built); writes raise ``TypeError``."""
+
+    __slots__ = ("__dict__", "raw")
+
+    def __init__(self, raw: Mapping[str, Any]) -> None:
+        if not isinstance(raw, Mapping):
+            raise InvalidObjectError("", "a Pod must be an object")
+        _set(self, "raw", read_only(raw))
+
+    if TYPE_CHECKING:
+        raw: Mapping[str, Any]
+    else:
+        __setattr__ = _pod_error
+        __delattr__ = _pod_error
+
+    # metadata -----------------------------------------------------------------------------
+    @cached_property
+    def metadata(self) -> Mapping[str, Any]:
+        return self.raw.get("metadata") or EMPTY_DICT
+
+    @cached_property
+    def spec(self) -> Mapping[str, Any]:
+        return self.raw.get("spec") or EMPTY_DICT
+
+    @cached_property
+    def status(self) -> Mapping[str, Any]:
+        return self.raw.get("status") or EMPTY_DICT
+
+    @cached_property
+    def name(self) -> str:
+        return str(self.metadata.get("name") or "")
+
+    @cached_property
+    def namespace(self) -> str:
+        return str(self.metadata.get("namespace") or "default")
+
+    @cached_property
+    def uid(self) -> str:
+        return str(self.metadata.get("uid") or f"{self.namespace}/{self.name}")
+
+    @cached_property
+    def key(self) -> str:
+        """``namespace/name``."""
+        return f"{self.namespace}/{self.name}"
+
+    @cached_property
+    def labels(self) -> Mapping[str, str]:
+        return self.metadata.get("labels") or EMPTY_DICT
+
+    @cached_property
+    def annotations(self) -> Mapping[str, str]:
+        return self.metadata.get("annotations") or EMPTY_DICT
+
+    @cached_property
+    def owner_references(self) -> Sequence[Mapping[str, Any]]:
+        return _ro_list(self.metadata.get("ownerReferences"))
+
+    @cached_property
+    def controller_ref(self) -> Mapping[str, Any] | None:
+        for ref in self.owner_references:
+            if ref.get("controller"):
+                return ref
+        return None
+
+    @cached_property
+    def creation_timestamp(self) -> float:
+        return parse_time(self.metadata.get("creationTimestamp")) or 0.0
+
+    @cached_property
+    def deletion_timestamp(self) -> float | None:
+        return parse_time(self.metadata.get("deletionTimestamp"))
+
+    @cached_property
+    def resource_version(self) -> str:
+        return str(self.metadata.get("resourceVersion") or "")
+
+    # spec -------------------------------------------------------------------------------------
+    @cached_property
+    def node_name(self) -> str:
+        return str(self.spec.get("nodeName") or "")
+
+    @cached_property
+    def scheduler_name(self) -> str:
+        return str(self.spec.get("schedulerName") or "default-scheduler")
+
+    @cached_property
+    def priority(self) -> int:
+        p = self.spec.get("priority")
+        if p is None:
+            return 0
+        try:
+            return int(p)
+        except (TypeError, ValueError):
+            raise InvalidObjectError("spec.priority", f"invalid value {p!r}: must be an integer") from None
+
+    @cached_property
+    def priority_class_name(self) -> str:
+        return str(self.spec.get("priorityClassName") or "")
+
+    @cached_property
+    def preemption_policy(self) -> str:
+        return str(self.spec.get("preemptionPolicy") or "PreemptLowerPriority")
+
+    @cached_property
+    def nominated_node_name(self) -> str:
+        return str(self.status.get("nominatedNodeName") or "")
+
+    @cached_property
+    def phase(self) -> str:
+        return str(self.status.get("phase") or "")
+
+    @cached_property
+    def containers(self) -> Sequence[Mapping[str, Any]]:
+        return _ro_list(self.spec.get("containers"))
+
+    @cached_property
+    def init_containers(self) -> Sequence[Mapping[str, Any]]:
+        return _ro_list(self.spec.get("initContainers"))
+
+    @cached_property
+    def node_selector(self) -> Mapping[str, str]:
+        ns = self.spec.get("nodeSelector") or EMPTY_DICT
+        if not isinstance(ns, Mapping):
+            raise InvalidObjectError("spec.nodeSelector", "must be a map of strings")
+        if all(type(k) is str and type(v) is str for k, v in ns.items()):
+            return ns
+        return ReadOnlyDict({str(k): str(v) for k, v in ns.items()})
+
+    @cached_property
+    def affinity(self) -> Mapping[str, Any]:
+        return self.spec.get("affinity") or EMPTY_DICT
+
+    @cached_property
+    def tolerations(self) -> tuple[Toleration, ...]:
+        out = []
+        for i, t in enumerate(self.spec.get("tolerations") or []):
+            if not isinstance(t, Mapping):
+                raise InvalidObjectError(f"spec.tolerations[{i}]", "must be an object")
+            op = t.get("operator") or "Equal"
+            if op not in ("Equal", "Exists"):
+                raise InvalidObjectError(f"spec.tolerations[{i}].operator", f'Unsupported value: "{op}": supported values: "Equal", "Exists"')
+            out.append(
+                Toleration(
+                    key=str(t.get("key") or ""),
+                    operator=op,
+                    value=str(t.get("value") or ""),
+                    effect=str(t.get("effect") or ""),
+                    toleration_seconds=t.get("tolerationSeconds"),
+                )
+            )
+        return tuple(out)
+
+    @cached_property
+    def scheduling_gates(self) -> Sequence[str]:
+        return ReadOnlyList([str(g.get("name")) for g in self.spec.get("schedulingGates") or []])
+
+    @cached_property
+    def topology_spread_constraints(self) -> Sequence[Mapping[str, Any]]:
+        return _ro_list(self.spec.get("topologySpreadConstraints"))
+
+    @cached_property
+    def volumes(self) -> Sequence[Mapping[str, Any]]:
+        return _ro_list(self.spec.get("volumes"))
+
+    @cached_property
+    def pvc_names(self) -> Sequence[str]:
+        """Names of PersistentVolumeClaims the pod mounts (ephemeral volumes as ``<pod>-<volume>``)."""
+        out = []
+        for v in self.volumes:
+            if v.get("persistentVolumeClaim"):
+                out.append(str(v["persistentVolumeClaim"].get("claimName")))
+            elif v.get("ephemeral"):
+                out.append(f"{self.name}-{v.get('name')}")
+        return ReadOnlyList(out)
+
+    @cached_property
+    def host_ports(self) -> tuple[HostPort, ...]:
+        """Host ports of the containers and of sidecars (init containers with
+        ``restartPolicy: Always``), as ``schedutil.GetHostPorts`` (v1.34) collects them."""
+        out = []
+        sidecars = [c for c in self.init_containers if c.get("restartPolicy") == "Always"]
+        for ci, c in enumerate([*self.containers, *sidecars]):
+            for pi, p in enumerate(c.get("ports") or []):
+                hp = p.get("hostPort")
+                if not hp:
+                    continue
+                try:
+                    port = int(hp)
+                except (TypeError, ValueError):
+                    raise InvalidObjectError(f"spec.containers[{ci}].ports[{pi}].hostPort", f"invalid value {hp!r}") from None
+                out.append(HostPort(str(p.get("hostIP") or "0.0.0.0"), str(p.get("protocol") or "TCP"), port))
+        return tuple(out)
+
+    @cached_property
+    def images(self) -> Sequence[str]:
+        return ReadOnlyList([str(c.get("image") or "") for c in (*self.containers, *self.init_containers)])
+
+    # resources ----------------------------------------------------------------------------
+    def _requests_fraction(self, non_missing: bool) -> dict[str, Fraction]:
+        """resourcehelper.PodRequests: max(sum(containers), init containers), sidecars, overhead."""
+
+        def creqs(c: Mapping[str, Any], field: str) -> dict[str, Fraction]:
+            res = c.get("resources") or {}
+            # the API server defaults each missing request to its limit
+            reqs = res.get("requests") or {}
+            out = {k: _q(v, f"{field}.resources.limits.{k}") for k, v in (res.get("limits") or {}).items() if k not in reqs}
+            out.update({k: _q(v, f"{field}.resources.requests.{k}") for k, v in reqs.items()})
+            if non_missing:
+                out.setdefault(_CPU, Fraction(DEFAULT_MILLI_CPU_REQUEST, 1000))
+                out.setdefault(_MEMORY, Fraction(DEFAULT_MEMORY_REQUEST))
+            return out
+
+        total: dict[str, Fraction] = {}
+        for i, c in enumerate(self.containers):
+            for k, v in creqs(c, f"spec.containers[{i}]").items():
+                total[k] = total.get(k, 0) + v
+        restartable: dict[str, Fraction] = {}
+        init_max: dict[str, Fraction] = {}
+        for i, c in enumerate(self.init_containers):
+            r = creqs(c, f"spec.initContainers[{i}]")
+            if c.get("restartPolicy") == "Always":
+                for k, v in r.items():
+                    total[k] = total.get(k, 0) + v
+                    restartable[k] = restartable.get(k, 0) + v
+                r = dict(restartable)
+            else:
+                r = dict(r)
+                for k, v in restartable.items():
+                    r[k] = r.get(k, 0) + v
+            for k, v in r.items():
+                if v > init_max.get(k, Fraction(-1)):
+                    init_max[k] = v
+        for k, v in init_max.items():
+            if v > total.get(k, Fraction(-1)):
+                total[k] = v
+        pod_level = (self.spec.get("resources") or {}).get("requests") or {}
+        for k in (_CPU, _MEMORY):
+            if k in pod_level:
+                total[k] = _q(pod_level[k], f"spec.resources.requests.{k}")
+        for k, v in (self.spec.get("overhead") or {}).items():
+            total[k] = total.get(k, 0) + _q(v, f"spec.overhead.{k}")
+        return total
+
+    @cached_property
+    def requests(self) -> Resource:
+        """Effective requests, as kube-scheduler computes them (init containers, overhead);
+        read-only (``pod.requests.clone()`` is a mutable copy)."""
+        r = Resource()
+        for k, v in self._requests_fraction(False).items():
+            r.add_quantity(k, v)
+        return r.read_only()
+
+    @cached_property
+    def non_zero_requests(self) -> tuple[int, int]:
+        """(milli-CPU, memory) with 100m / 200Mi for containers that request nothing (scoring)."""
+        f = self._requests_fraction(True)
+        return _ceil(f.get(_CPU, Fraction(0)) * 1000), _ceil(f.get(_MEMORY, Fraction(0)))
+
+    @cached_property
+    def requested_resource_names(self) -> frozenset[str]:
+        return frozenset(k for k, v in self._requests_fraction(False).items() if v != 0)
+
+    # affinity -----------------------------------------------------------------------------
+    def _terms(self, kind: str, field: str, weighted: bool) -> tuple[AffinityTerm, ...]:
+        sect = self.affinity.get(kind) or {}
+        out = []
+        for i, raw in enumerate(sect.get(field) or []):
+            f = f"spec.affinity.{kind}.{field}[{i}]"
+            weight = 0
+            if weighted:
+                weight = int(raw.get("weight") or 0)
+                raw = raw.get("podAffinityTerm") or {}
+                f += ".podAffinityTerm"
+            ns = raw.get("namespaces") or []
+            nss = raw.get("namespaceSelector")
+            namespaces = frozenset([self.namespace]) if not ns and nss is None else frozenset(str(n) for n in ns)
+            out.append(
+                AffinityTerm(
+                    namespaces=namespaces,
+                    selector=LabelSelector.parse(raw.get("labelSelector"), f"{f}.labelSelector"),
+                    topology_key=str(raw.get("topologyKey") or ""),
+                    namespace_selector=LabelSelector.parse(nss, f"{f}.namespaceSelector"),
+                    weight=weight,
+                )
+            )
+        return tuple(out)
+
+    @cached_property
+    def required_affinity_terms(self) -> tuple[AffinityTerm, ...]:
+        return self._terms("podAffinity", "requiredDuringSchedulingIgnoredDuringExecution", False)
+
+    @cached_property
+    def required_anti_affinity_terms(self) -> tuple[AffinityTerm, ...]:
+        return self._terms("podAntiAffinity", "requiredDuringSchedulingIgnoredDuringExecution", False)
+
+    @cached_property
+    def preferred_affinity_terms(self) -> tuple[AffinityTerm, ...]:
+        return self._terms("podAffinity", "preferredDuringSchedulingIgnoredDuringExecution", True)
+
+    @cached_property
+    def preferred_anti_affinity_terms(self) -> tuple[AffinityTerm, ...]:
+        return self._terms("podAntiAffinity", "preferredDuringSchedulingIgnoredDuringExecution", True)
+
+    @cached_property
+    def has_pod_affinity(self) -> bool:
+        """kube-scheduler's podWithAffinity: any pod (anti-)affinity section is set."""
+        return bool(self.affinity.get("podAffinity") or self.affinity.get("podAntiAffinity"))
+
+    @cached_property
+    def has_required_anti_affinity(self) -> bool:
+        return bool((self.affinity.get("podAntiAffinity") or {}).get("requiredDuringSchedulingIgnoredDuringExecution"))
+
+    @cached_property
+    def required_node_affinity(self) -> NodeSelector | None:
+        """``spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution``."""
+        na = (self.affinity.get("nodeAffinity") or {}).get("requiredDuringSchedulingIgnoredDuringExecution")
+        if na is None:
+            return None
+        return NodeSelector.parse_lazy(na, "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution")
+
+    def matches_node_selector_and_affinity(self, node: Node) -> bool:
+        """The pod's nodeSelector and required node affinity both match the node
+        (``nodeaffinity.GetRequiredNodeAffinity(pod).Match(node)``)."""
+        labels = node.labels
+        for k, v in self.node_selector.items():
+            if labels.get(k) != v:
+                return False
+        na = self.required_node_affinity
+        if na is not None and not na.matches(labels, node.name):
+            return False
+        return True
+
+    # validation ---------------------------------------------------------------------------
+    def validate(self) -> None:
+        """Parse everything the default plugins read; raises :class:`InvalidObjectError` with
+        the field path of the first problem. The runtime calls this before scheduling the pod."""
+        if not self.name:
+            raise InvalidObjectError("metadata.name", "Required value: name or generateName is required")
+        _ = (
+            self.creation_timestamp,
+            self.priority,
+            self.requests,
+            self.non_zero_requests,
+            self.tolerations,
+            self.host_ports,
+            self.node_selector,
+            self.required_affinity_terms,
+            self.required_anti_affinity_terms,
+            self.preferred_affinity_terms,
+            self.preferred_anti_affinity_terms,
+        )
+        for i, c in enumerate(self.containers):
+            for k, v in ((c.get("resources") or {}).get("limits") or {}).items():
+                _q(v, f"spec.containers[{i}].resources.limits.{k}")
+
+    # copies -------------------------------------------------------------------------------
+    def with_node_name(self, node_name: str) -> Pod:
+        """A copy bound to ``node_name`` (what the cache assumes while binding); it shares
+        every read-only part of this view but ``spec``."""
+        raw = dict(self.raw)
+        raw["spec"] = {**self.spec, "nodeName": node_name}
+        p = Pod(raw)
+        keep = {k: v for k, v in self.__dict__.items() if k not in ("spec", "node_name")}
+        p.__dict__.update(keep)
+        return p
+
+    def __repr__(self) -> str:
+        return f"Pod({self.key})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Pod) and other.uid == self.uid
+
+    def __hash__(self) -> int:
+        return hash(self.uid)
+
+
+class QueuedPodInfo:
+    """A pod in the scheduling queue, with the bookkeeping QueueSort and backoff use."""
+
+    __slots__ = (
+        "attempts",
+        "backoff_expiration",
+        "consecutive_errors",
+        "gating_plugin",
+        "initial_attempt_timestamp",
+        "pending_plugins",
+        "pod",
+        "timestamp",
+        "unschedulable_count",
+        "unschedulable_plugins",
+    )
+
+    def __init__(self, pod: Pod, timestamp: float = 0.0) -> None:
+        self.pod = pod
+        #: when the pod was (last) added to the queue
+        self.timestamp = timestamp
+        #: scheduling attempts so far
+        self.attempts = 0
+        self.initial_attempt_timestamp: float | None = None
+        self.unschedulable_plugins: set[str] = set()
+        self.pending_plugins: set[str] = set()
+        self.gating_plugin = ""
+        self.backoff_expiration = 0.0
+        self.unschedulable_count = 0
+        self.consecutive_errors = 0
+
+    def __repr__(self) -> str:
+        return f"QueuedPodInfo({self.pod.key}, attempts={self.attempts})"
