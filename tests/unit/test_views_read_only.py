@@ -570,3 +570,20 @@ def test_an_uncaught_write_is_an_error_for_that_pod_naming_the_plugin() -> None:
         assert [(e.point, e.plugin, type(e.exception).__name__) for e in r.errors(p)][:1] == [("Filter", "Writer", "TypeError")]
     for n in ("a", "b"):
         assert "meddled" not in r.objects().get("v1", "Node", n)["metadata"]["labels"]
+
+
+def test_views_copy_and_pickle_without_writing() -> None:
+    """copy.copy/deepcopy (CycleState.clone copies values) and pickle go around the setters."""
+    p, n, ni = _pod(), _node(), _snapshot_node_info()
+    for view in (p, n, p.requests, n.allocatable, p.required_node_affinity, ni.image_states["nginx"]):
+        assert copy.copy(view) is view and copy.deepcopy(view) is view
+        assert type(pickle.loads(pickle.dumps(view))) is type(view)
+    assert copy.deepcopy(p.required_anti_affinity_terms[0]).selector is p.required_anti_affinity_terms[0].selector
+    assert pickle.loads(pickle.dumps(p)).raw == POD_RAW and pickle.loads(pickle.dumps(n)).raw == NODE_RAW
+    assert pickle.loads(pickle.dumps(p.requests)) == p.requests and pickle.loads(pickle.dumps(p.requests)).is_read_only
+    term = pickle.loads(pickle.dumps(p.required_anti_affinity_terms[0]))
+    assert term.selector.matches({"app": "web"}) and not term.selector.matches({"app": "db"})
+    for c in (copy.copy(ni), copy.deepcopy(ni)):
+        assert not c.is_sealed and c.pods == ni.pods and c.requested == ni.requested
+        c.remove_pod(c.pods[0])
+        assert len(ni.pods) == 1

@@ -43,6 +43,23 @@ class _Immutable:
         __setattr__ = _read_only
         __delattr__ = _read_only
 
+    def __copy__(self) -> Any:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Any:
+        return self
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        slots: tuple[str, ...] = type(self).__slots__
+        return (_rebuild, (type(self), {k: getattr(self, k) for k in slots}))
+
+
+def _rebuild(cls: type[_Immutable], state: dict[str, Any]) -> _Immutable:
+    obj = cls.__new__(cls)
+    for k, v in state.items():
+        _set(obj, k, v)
+    return obj
+
 
 _LABEL_OPS = {"In", "NotIn", "Exists", "DoesNotExist"}
 _NODE_OPS = _LABEL_OPS | {"Gt", "Lt"}

@@ -102,5 +102,15 @@ class Node:
             raise InvalidObjectError("metadata.name", "Required value: name is required")
         _ = (self.taints, self.allocatable, self.capacity, self.images)
 
+    # a view is immutable: copies are the view itself; pickling rebuilds it from ``raw``
+    def __copy__(self) -> Node:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Node:
+        return self
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Node, (self.raw,))
+
     def __repr__(self) -> str:
         return f"Node({self.name})"

@@ -97,6 +97,15 @@ class ImageStateSummary:
         __setattr__ = _node_info_error
         __delattr__ = _node_info_error
 
+    def __copy__(self) -> ImageStateSummary:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> ImageStateSummary:
+        return self
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (ImageStateSummary, (self.size, self.num_nodes))
+
     def _count(self, delta: int) -> int:
         """Add ``delta`` to ``num_nodes`` (the runtime's cache) and return the new count."""
         n: int = self.num_nodes + delta
@@ -307,6 +316,14 @@ class NodeInfo:
         _set(c, "pvc_ref_counts", ReadOnlyDict(self.pvc_ref_counts))
         _set(c, "generation", self.generation)
         return c
+
+    # copy.copy / copy.deepcopy (CycleState.clone copies values): an open clone; the node and
+    # the pods are immutable views, so sharing them makes it a deep copy too
+    def __copy__(self) -> NodeInfo:
+        return self.clone()
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> NodeInfo:
+        return self.clone()
 
     def __repr__(self) -> str:
         return f"NodeInfo({self.name}, pods={[p.key for p in self.pods]})"

@@ -458,6 +458,16 @@ class Pod:
         p.__dict__.update(keep)
         return p
 
+    # a view is immutable: copies are the view itself; pickling rebuilds it from ``raw``
+    def __copy__(self) -> Pod:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Pod:
+        return self
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Pod, (self.raw,))
+
     def __repr__(self) -> str:
         return f"Pod({self.key})"
 

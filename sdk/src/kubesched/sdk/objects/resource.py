@@ -164,6 +164,19 @@ class _ReadOnlyResource(Resource):
     def is_read_only(self) -> bool:
         return True
 
+    def __copy__(self) -> Resource:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Resource:
+        return self
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_read_only_resource, (self.milli_cpu, self.memory, self.ephemeral_storage, self.allowed_pod_number, dict(self.scalar)))
+
+
+def _read_only_resource(milli_cpu: int, memory: int, ephemeral_storage: int, allowed_pod_number: int, scalar: dict[str, int]) -> Resource:
+    return Resource(milli_cpu, memory, ephemeral_storage, allowed_pod_number, scalar).read_only()
+
 
 def _add_resource(r: Resource, other: Resource, sign: int) -> None:
     """``r.add(other, sign)`` that also works on a read-only Resource (NodeInfo's own totals)."""
