@@ -109,6 +109,7 @@ def measure(nodes: int, pods: int, method: str = "tracemalloc", drop_managed_fie
     from kubesched.runtime.config import load_config
     from kubesched.runtime.registry import Registry
     from kubesched.runtime.scheduler import Scheduler
+    from kubesched.sdk.readonly import read_only
 
     reg = Registry.discover()
     cfg = load_config(None, installed_plugins=reg.names())
@@ -124,7 +125,7 @@ def measure(nodes: int, pods: int, method: str = "tracemalloc", drop_managed_fie
         raw = json.loads(t)
         if drop_managed_fields:
             raw["metadata"].pop("managedFields", None)
-        return raw
+        return read_only(raw)  # as the informers store it: the scheduler's views share it
 
     def now() -> int:
         return tracemalloc.get_traced_memory()[0] if method == "tracemalloc" else _rss()

@@ -15,6 +15,8 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from kubesched.sdk.readonly import read_only
+
 from .discovery import api_path
 from .errors import Forbidden, Gone, Unauthorized, error_for
 from .retry import Backoff, retry
@@ -93,7 +95,7 @@ class Informer:
                 _strip(it)
                 it.setdefault("kind", self.kind)
                 it.setdefault("apiVersion", data.get("apiVersion", "v1"))
-                items[self.key(it)] = it
+                items[self.key(it)] = read_only(it)  # the scheduler's views share it
             meta = data.get("metadata") or {}
             rv = meta.get("resourceVersion") or rv
             cont = meta.get("continue")
@@ -159,6 +161,7 @@ class Informer:
             return True
         _strip(obj)
         obj.setdefault("kind", self.kind)
+        obj = read_only(obj)  # the scheduler's views share it
         k = self.key(obj)
         with self.lock:
             prev = self.store.get(k)

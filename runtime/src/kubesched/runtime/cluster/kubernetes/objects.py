@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from kubesched.sdk import ObjectNotFound
+from kubesched.sdk.readonly import read_only
 
 from .discovery import api_path
 from .errors import Conflict
@@ -52,7 +53,7 @@ class KubeObjects:
             except ValueError:
                 newer = True
             if newer:
-                inf.store[key] = o
+                inf.store[key] = read_only(o)
 
     def get(self, api_version: str, kind: str, name: str, namespace: str | None = None) -> dict[str, Any]:
         inf = self._c.informer_for(kind, api_version)
