@@ -137,6 +137,12 @@ class _RaisesInScore:
         raise ZeroDivisionError("division by zero")
 
 
+class _FloatScore:
+    @hookimpl
+    def score(self):
+        return 42.5
+
+
 class _ErrorStatusInFilter:
     @hookimpl
     def filter(self, node_info):
@@ -151,6 +157,7 @@ class _ErrorStatusInFilter:
         (_RaisesInPreScore, 'running PreScore plugin "P": RuntimeError: no data'),
         (_RaisesInScore, 'running Score plugins: plugin "P" failed with: ZeroDivisionError: division by zero'),
         (_ErrorStatusInFilter, 'running "P" filter plugin: the cache is cold'),
+        (_FloatScore, 'plugin "P" hook score returned float 42.5; expected an int (or an (int, Status) tuple)'),
     ],
 )
 def test_plugin_error_is_an_error_as_simulate_reports_it(tmp_path: pathlib.Path, plugin: type, message: str) -> None:
@@ -184,7 +191,7 @@ def test_explain_cli_prints_the_error(monkeypatch: pytest.MonkeyPatch, tmp_path:
 
     reg = Registry.discover()
     reg.register("P", _RaisesInFilter)
-    monkeypatch.setattr(cli, "_registry", lambda: reg)
+    monkeypatch.setattr(cli.app, "registry", lambda: reg)
     cluster = tmp_path / "cluster.yaml"
     cluster.write_text(yaml.safe_dump_all([make_node().name("a").obj(), make_node().name("b").obj(), make_pod().name("p").obj()]))
     config = tmp_path / "config.yaml"

@@ -213,6 +213,11 @@ class RunResult:
     def events(self) -> list[Any]:
         return list(self.cluster.events)
 
+    def close(self) -> None:
+        """End the run as ``kubesched`` does at shutdown: waiting pods are rejected and every
+        plugin's ``close()`` is called once. :meth:`rerun` is not possible afterwards."""
+        self.scheduler.shutdown()
+
     def objects(self) -> Any:
         return self.cluster.store
 

@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from kubesched.sdk import Code, CycleState, NodeInfo, NodeScore, Pod, PreFilterResult, Status
+from kubesched.sdk import Code, CycleState, NodeInfo, Pod, PreFilterResult, Status
 
 from ..framework import split_result
 
@@ -162,50 +162,24 @@ def explain_pod(framework: Any, snapshot: Any, pod: Pod, *, select: Callable[[li
         ex.message = FitError(pod, len(nodes), diag).message()
         return ex
     feasible = [ni for ni in nodes if ni.name in ex.feasible]
-    # PreScore, Score, NormalizeScore, weights
-    for name, fn in framework.pre_score:
-        try:
-            st = fn(state, pod, feasible)
-        except Exception as e:
-            st = Status(Code.ERROR, f"{type(e).__name__}: {e}")
-        if st is not None and st.code is Code.SKIP:
-            state.skip_score_plugins.add(name)
-            ex.prescore[name] = "skip"
-        elif st is None or st.is_success():
-            ex.prescore[name] = "success"
-        else:  # any other code is an Error that stops the cycle
-            ex.prescore[name] = f"error: {st.message or st.code.label}"
-            ex.error = ex.message = f'running PreScore plugin "{name}": {st.message}'
-            return ex
-    for ni in feasible:
-        ex.scores[ni.name] = {}
-        ex.totals[ni.name] = 0
-    for name, fn in framework.score:
-        if name in state.skip_score_plugins:
-            continue
-        raw = []
-        for ni in feasible:
-            try:
-                out = fn(state, pod, ni)
-                raw.append(int(out if not isinstance(out, tuple) else out[0]))
-            except Exception as e:
-                ex.error = ex.error or f'running Score plugins: plugin "{name}" failed with: {type(e).__name__}: {e}'
-                raw.append(0)
-        lst = [NodeScore(ni.name, s) for ni, s in zip(feasible, raw)]
-        norm = framework.normalize.get(name)
-        if norm is not None:
-            try:
-                norm(state, pod, lst)
-            except Exception as e:
-                ex.error = ex.error or f'running Normalize on Score plugins: plugin "{name}" failed with: {type(e).__name__}: {e}'
-        w = framework.score_weights.get(name, 1)
-        for ni, r, ns in zip(feasible, raw, lst):
-            ex.scores[ni.name][name] = (r, ns.score, ns.score * w)
-            ex.totals[ni.name] += ns.score * w
-    ex.ranking = sorted(ex.totals.items(), key=lambda kv: (-kv[1], ex.feasible.index(kv[0])))
-    if ex.error:  # a Score Error fails the cycle: no node is selected
-        ex.message = ex.error
+    # PreScore, Score, NormalizeScore, weights: the framework's own runners (same contract,
+    # same messages as a scheduling cycle), with every plugin's raw/normalized/weighted score
+    st = framework.run_pre_score_plugins(state, pod, feasible)
+    for name, _fn in framework.pre_score:
+        ex.prescore[name] = "skip" if name in state.skip_score_plugins else "success"
+    if not st.is_success():
+        if st.plugin:
+            ex.prescore[st.plugin] = f"error: {st.message or st.code.label}"
+        ex.error = ex.message = st.message
         return ex
+    scores, st = framework.run_score_plugins(state, pod, feasible, details=True)
+    if not st.is_success():  # a Score Error fails the cycle: no node is selected
+        ex.error = ex.message = st.message
+        return ex
+    for nps in scores:
+        ex.scores[nps.name] = {ps.name: (ps.raw, ps.normalized, ps.weighted) for ps in nps.scores}
+        ex.totals[nps.name] = nps.total_score
+    ex.ranking = sorted(ex.totals.items(), key=lambda kv: (-kv[1], ex.feasible.index(kv[0])))
     if select is not None:
         from ..framework import NodePluginScores
 

@@ -96,6 +96,7 @@ class Scheduler:
         self._executor = executor or (InlineExecutor() if simulated else WorkerPool(16, "binding"))
         self.objects = CountingObjects(cluster.objects)
         self.frameworks: dict[str, Framework] = {}
+        self._closed = False
         services = FrameworkServices(
             snapshot=self.cache.update_snapshot,
             objects=self.objects,
@@ -206,7 +207,9 @@ class Scheduler:
         return self.queue.has_nominated_pods()
 
     # messages (the loop) ------------------------------------------------------------------------
-    def _drain(self) -> bool:
+    def drain(self) -> bool:
+        """Handle every message in the inbox (cluster events, binding outcomes, timers' work);
+        True when there was any."""
         did = False
         popleft = self._inbox.popleft
         dispatch = self._dispatch
@@ -257,7 +260,7 @@ class Scheduler:
 
     def step(self) -> bool:
         """Drain events, fire due timers, schedule one pod. False when there was nothing to do."""
-        did = self._drain()
+        did = self.drain()
         did = self._fire_timers() or did
         if self._stopping:
             return did
@@ -333,10 +336,14 @@ class Scheduler:
         self._stopping = True
         for wp in list(self.waiting_pods.values()):
             wp.reject("", "scheduler is shutting down")
-        self._drain()
+        self.drain()
         if not isinstance(self._executor, InlineExecutor):
             self._executor.shutdown(wait=wait)
-        self._drain()
+        self.drain()
+        if not self._closed:
+            self._closed = True
+            for fw in self.frameworks.values():
+                fw.close()  # plugins' close(), once, after the last binding
 
     # introspection ------------------------------------------------------------------------------
     def idle(self) -> bool:

@@ -1,0 +1,5 @@
+"""``python -m kubesched.runtime.cli``."""
+
+from . import main
+
+main()
