@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pathlib
 
+import pytest
 import yaml
 
 from kubesched.runtime.cli import simulate
@@ -57,3 +58,24 @@ def test_the_kits_run_closes_plugins_on_close() -> None:
     result.close()
     result.close()
     assert CLOSED == ["Closing"]
+
+
+def test_frameworks_built_only_to_check_or_inspect_a_config_are_closed(tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from click.testing import CliRunner
+
+    from kubesched.runtime import cli
+    from kubesched.runtime.cli import main, required_kinds
+    from kubesched.runtime.config import load_config
+
+    reg = Registry.discover()
+    reg.register("Closing", Closing)
+    reg.register("ClosingToo", ClosingToo)
+    config = _config(tmp_path)
+    CLOSED.clear()
+    required_kinds(load_config(str(config), installed_plugins=reg.names()), reg)
+    assert CLOSED == ["ClosingToo", "Closing"]
+    CLOSED.clear()
+    monkeypatch.setattr(cli.app, "registry", lambda: reg)
+    out = CliRunner().invoke(main, ["config", "validate", str(config)])
+    assert out.exit_code == 0, out.output
+    assert CLOSED == ["ClosingToo", "Closing"]

@@ -24,17 +24,17 @@ def config_validate(ctx: click.Context, file: str) -> None:
     def run() -> None:
         reg = app.registry()
         cfg = load_config_file(file, reg)
-        _build_frameworks(cfg, reg)
+        _check_frameworks(cfg, reg)
         names = ", ".join(p.scheduler_name for p in cfg.profiles)
         click.echo(f"{file}: valid {cfg.api_version} configuration; profiles: {names}")
 
     guard(ctx, run)
 
 
-def _build_frameworks(cfg: Any, reg: Any) -> dict[str, Any]:
-    """Build every profile's framework against a throwaway simulated cluster (validates args)."""
+def _check_frameworks(cfg: Any, reg: Any) -> None:
+    """Build every profile's framework against a throwaway simulated cluster (validates args and
+    constructs each plugin), then close them."""
     from ..cluster.simulated import SimulatedCluster
     from ..scheduler import Scheduler
 
-    sched = Scheduler(cfg, reg, SimulatedCluster([], source=cfg.source or "<config>"), simulated=True)
-    return sched.frameworks
+    Scheduler(cfg, reg, SimulatedCluster([], source=cfg.source or "<config>"), simulated=True).shutdown()

@@ -167,13 +167,16 @@ def required_kinds(cfg: Any, reg: Any) -> list[str]:
     services = FrameworkServices(snapshot=lambda: None, objects=ObjectStore(), clock=None, event_recorder=None, bind_pod=lambda p, n: None)
     for profile in cfg.profiles:
         fw = Framework.build(profile, reg, services, source=cfg.source)
-        for name, evs in fw.events.items():
-            for ewh in evs or []:
-                r = str(ewh.event.resource)
-                if r not in ("*", "Pod", "Node", "AssignedPod", "UnschedulablePod") and r not in kinds:
-                    kinds.append(r)
-            for k in getattr(fw.plugins[name], "watches", ()) or ():
-                kind = k[1] if isinstance(k, tuple) else str(k)
-                if kind not in kinds:
-                    kinds.append(kind)
+        try:
+            for name, evs in fw.events.items():
+                for ewh in evs or []:
+                    r = str(ewh.event.resource)
+                    if r not in ("*", "Pod", "Node", "AssignedPod", "UnschedulablePod") and r not in kinds:
+                        kinds.append(r)
+                for k in getattr(fw.plugins[name], "watches", ()) or ():
+                    kind = k[1] if isinstance(k, tuple) else str(k)
+                    if kind not in kinds:
+                        kinds.append(kind)
+        finally:
+            fw.close()  # a throwaway framework: its plugins are closed at once
     return kinds
