@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import pathlib
 
 import pytest
@@ -79,3 +80,43 @@ def test_frameworks_built_only_to_check_or_inspect_a_config_are_closed(tmp_path:
     out = CliRunner().invoke(main, ["config", "validate", str(config)])
     assert out.exit_code == 0, out.output
     assert CLOSED == ["ClosingToo", "Closing"]
+
+
+class _Boom:
+    @hookimpl
+    def filter(self, node_info):
+        raise ValueError("boom on " + node_info.name)
+
+
+def test_debug_shows_the_traceback_of_a_plugins_exception(tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import logging
+
+    from click.testing import CliRunner
+
+    from kubesched.runtime import cli
+    from kubesched.runtime.cli import main
+
+    reg = Registry.discover()
+    reg.register("Boom", _Boom)
+    monkeypatch.setattr(cli.app, "registry", lambda: reg)
+    cluster = tmp_path / "cluster.yaml"
+    cluster.write_text(yaml.safe_dump_all([make_node().name("a").obj(), make_pod().name("p").obj()]))
+    config = tmp_path / "config.yaml"
+    config.write_text(yaml.safe_dump({
+        "apiVersion": "kubescheduler.config.k8s.io/v1",
+        "kind": "KubeSchedulerConfiguration",
+        "profiles": [{"plugins": {"multiPoint": {"enabled": [{"name": "Boom"}]}}}],
+    }))
+    root = logging.getLogger()
+    saved = (root.handlers[:], root.level)
+    try:
+        quiet = CliRunner().invoke(main, ["simulate", str(cluster), "--config", str(config), "-o", "json"])
+        assert quiet.exit_code == 0 and "Traceback" not in quiet.stderr
+        loud = CliRunner().invoke(main, ["--debug", "simulate", str(cluster), "--config", str(config), "-o", "json"])
+    finally:
+        root.handlers[:] = saved[0]
+        root.setLevel(saved[1])
+    assert loud.exit_code == 0, loud.output
+    assert json.loads(loud.stdout)["pods"][0]["message"] == 'running Filter plugin "Boom": ValueError: boom on a'
+    assert "Traceback (most recent call last)" in loud.stderr
+    assert 'raise ValueError("boom on " + node_info.name)' in loud.stderr

@@ -55,9 +55,17 @@ def load_config_file(path: str | None, registry: Any) -> Any:
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, "--version", prog_name="kubesched", message="%(prog)s %(version)s")
-@click.option("--debug", is_flag=True, help="Show tracebacks for errors.")
+@click.option("--debug", is_flag=True, help="Show tracebacks: of input errors, and of every exception a plugin raised (debug logs, as -v 4).")
 def main(debug: bool) -> None:
     """kubesched — the Kubernetes scheduling framework in Python."""
+    if debug:
+        from ..observe.logging import setup_logging
+
+        setup_logging(DEBUG_VERBOSITY)
+
+
+#: the ``-v`` level ``--debug`` implies: debug logs, with the traceback of a plugin's exception
+DEBUG_VERBOSITY = 4
 
 
 

@@ -37,6 +37,8 @@ def run_cmd(
     """Run the scheduler against a Kubernetes cluster."""
     from ..observe.logging import setup_logging
 
+    if ctx.find_root().params.get("debug"):
+        verbosity = max(verbosity, app.DEBUG_VERBOSITY)
     setup_logging(verbosity, log_format)
 
     def prepare() -> tuple[Any, Any]:
