@@ -53,6 +53,7 @@ from .objects import (
 from .plugin import PLUGIN_ATTRIBUTES, Plugin
 from .points import EXTENSION_POINTS, HOOKS, ExtensionPoint, HookInfo, extension_point, hook_info
 from .quantity import QuantityError, milli_value, parse_quantity, value
+from .readonly import READ_ONLY_MESSAGE, ReadOnlyDict, ReadOnlyList, read_only
 from .scoring import default_normalize_score
 from .selectors import LabelSelector, NodeSelector, NodeSelectorTerm, Requirement
 from .signature import freeze
@@ -84,6 +85,7 @@ __all__ = [
     "OTHER_HOOKS",
     "PLUGIN_ATTRIBUTES",
     "PRIMARY_HOOKS",
+    "READ_ONLY_MESSAGE",
     "ActionType",
     "AffinityTerm",
     "ArgsError",
@@ -120,6 +122,8 @@ __all__ = [
     "QueuedPodInfo",
     "QueueingHint",
     "QueueingHintFn",
+    "ReadOnlyDict",
+    "ReadOnlyList",
     "Requirement",
     "Resource",
     "StateData",
@@ -142,5 +146,6 @@ __all__ = [
     "milli_value",
     "parse_quantity",
     "qualified_name_errors",
+    "read_only",
     "value",
 ]

@@ -155,7 +155,11 @@ class Handle(Protocol):
     def event_recorder(self) -> EventRecorder: ...
 
     @property
-    def objects(self) -> ObjectClient: ...
+    def objects(self) -> ObjectClient:
+        """Object access; the one way a plugin writes. ``Pod``, ``Node`` and ``NodeInfo`` views
+        are read-only (a write raises ``TypeError``): patch the object here, and its new version
+        reaches the scheduler's views through the cluster's events."""
+        ...
 
     def snapshot(self) -> NodeInfoLister:
         """The nodes as this scheduling cycle sees them. Once the pod is assumed (Reserve,

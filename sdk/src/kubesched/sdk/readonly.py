@@ -4,7 +4,7 @@
 into :class:`ReadOnlyDict` and :class:`ReadOnlyList`. They are ``dict`` and ``list``
 subclasses, so ``isinstance(x, dict)``, equality with plain dicts and lists, ``json.dumps``,
 ``yaml.safe_dump``, ``copy`` and ``pickle`` work as before; every method that would change
-them raises ``TypeError`` with :data:`READ_ONLY_MESSAGE`. A parts that is already read-only is
+them raises ``TypeError`` with :data:`READ_ONLY_MESSAGE`. A part that is already read-only is
 shared, not copied, so views built from other views cost only their new parts.
 
 ``dict(x)``, ``{**x}``, ``list(x)``, ``copy.copy(x)`` and ``copy.deepcopy(x)`` give ordinary,
