@@ -587,3 +587,19 @@ def test_views_copy_and_pickle_without_writing() -> None:
         assert not c.is_sealed and c.pods == ni.pods and c.requested == ni.requested
         c.remove_pod(c.pods[0])
         assert len(ni.pods) == 1
+
+
+def test_the_kits_handle_gives_read_only_node_infos_as_a_run_does() -> None:
+    """make_handle's snapshot is sealed like the scheduler's: a plugin unit-tested with the kit
+    is told off for writing into a NodeInfo, as it would be in a real run; clones stay open."""
+    from kubesched.testing import make_handle, make_node
+
+    handle = make_handle([make_node().name("a").capacity({"cpu": "2"}).obj()], [make_pod().name("p").node("a").obj()])
+    ni = handle.snapshot().get("a")
+    assert ni.is_sealed and [p.name for p in ni.pods] == ["p"]
+    with pytest.raises(TypeError) as e:
+        ni.add_pod(Pod(make_pod().name("q").obj()))
+    assert str(e.value) == NODE_INFO_READ_ONLY_MESSAGE
+    clone = ni.clone()
+    clone.add_pod(Pod(make_pod().name("q").obj()))
+    assert [p.name for p in clone.pods] == ["p", "q"] and [p.name for p in ni.pods] == ["p"]

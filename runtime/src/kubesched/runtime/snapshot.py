@@ -63,6 +63,8 @@ class Snapshot:
             if pod.node_name and pod.node_name in infos:
                 infos[pod.node_name].add_pod(pod)
         update_image_states(infos.values())
+        for ni in infos.values():
+            ni._seal()  # read-only to plugins, as the cache's NodeInfos are
         return cls(infos.values())
 
     def list(self) -> Sequence[NodeInfo]:
