@@ -260,3 +260,33 @@ def test_invalid_overhead_names_the_field():
     with pytest.raises(InvalidObjectError) as ei:
         pod([c("1")], overhead={"cpu": "abc"}).validate()
     assert ei.value.field == "spec.overhead.cpu"
+
+
+# one implementation of resource.PodRequests ------------------------------------------------------------
+
+
+def test_pod_level_requests_override_supported_resources_including_hugepages():
+    p = Pod({**pod([c("1", "1Gi", **{"hugepages-2Mi": "2Mi"})]).raw})
+    raw = {**p.raw, "spec": {**p.raw["spec"], "resources": {"requests": {"cpu": "2", "hugepages-2Mi": "4Mi", "nvidia.com/gpu": "1"}}}}
+    q = Pod(raw)
+    assert (q.requests.milli_cpu, q.requests.memory) == (2000, Gi)
+    assert q.requests.scalar == {"hugepages-2Mi": 4 * Mi}  # not a pod-level resource: gpu ignored
+
+
+def test_pod_requests_and_the_noderesources_plugins_share_one_implementation():
+    from kubesched.runtime.plugins.noderesources import pod_requests as plugin_requests
+    from kubesched.sdk.objects import requests
+
+    assert plugin_requests.pod_requests is requests.pod_requests
+    p = pod([c("500m"), c()], init=[c("300m", always=True)])
+    assert p.non_zero_requests == (900, 600 * Mi)  # two containers and a sidecar, defaults filled
+    assert requests.quantity_value(requests.pod_requests(p, non_missing=True), "cpu") == 900
+
+
+def test_a_request_list_that_is_not_a_map_names_the_field():
+    raw = pod([c("1")]).raw
+    bad = {**raw, "spec": {**raw["spec"], "containers": [{"name": "c", "resources": {"requests": ["cpu"]}}]}}
+    with pytest.raises(InvalidObjectError) as ei:
+        Pod(bad).validate()
+    assert ei.value.field == "spec.containers[0].resources.requests"
+    assert "must be a map of resource quantities" in str(ei.value)

@@ -5,19 +5,14 @@ from __future__ import annotations
 import datetime as _dt
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from fractions import Fraction
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from ..readonly import EMPTY_DICT, EMPTY_LIST, ReadOnlyDict, ReadOnlyList, read_only
 from ..selectors import InvalidObjectError, LabelSelector, NodeSelector
+from .requests import pod_requests, quantity_value
 from .resource import (
-    _CPU,
-    _MEMORY,
-    DEFAULT_MEMORY_REQUEST,
-    DEFAULT_MILLI_CPU_REQUEST,
     Resource,
-    _ceil,
     _q,
     _set,
 )
@@ -290,69 +285,24 @@ class Pod:
         return ReadOnlyList([str(c.get("image") or "") for c in (*self.containers, *self.init_containers)])
 
     # resources ----------------------------------------------------------------------------
-    def _requests_fraction(self, non_missing: bool) -> dict[str, Fraction]:
-        """resourcehelper.PodRequests: max(sum(containers), init containers), sidecars, overhead."""
-
-        def creqs(c: Mapping[str, Any], field: str) -> dict[str, Fraction]:
-            res = c.get("resources") or {}
-            # the API server defaults each missing request to its limit
-            reqs = res.get("requests") or {}
-            out = {k: _q(v, f"{field}.resources.limits.{k}") for k, v in (res.get("limits") or {}).items() if k not in reqs}
-            out.update({k: _q(v, f"{field}.resources.requests.{k}") for k, v in reqs.items()})
-            if non_missing:
-                out.setdefault(_CPU, Fraction(DEFAULT_MILLI_CPU_REQUEST, 1000))
-                out.setdefault(_MEMORY, Fraction(DEFAULT_MEMORY_REQUEST))
-            return out
-
-        total: dict[str, Fraction] = {}
-        for i, c in enumerate(self.containers):
-            for k, v in creqs(c, f"spec.containers[{i}]").items():
-                total[k] = total.get(k, 0) + v
-        restartable: dict[str, Fraction] = {}
-        init_max: dict[str, Fraction] = {}
-        for i, c in enumerate(self.init_containers):
-            r = creqs(c, f"spec.initContainers[{i}]")
-            if c.get("restartPolicy") == "Always":
-                for k, v in r.items():
-                    total[k] = total.get(k, 0) + v
-                    restartable[k] = restartable.get(k, 0) + v
-                r = dict(restartable)
-            else:
-                r = dict(r)
-                for k, v in restartable.items():
-                    r[k] = r.get(k, 0) + v
-            for k, v in r.items():
-                if v > init_max.get(k, Fraction(-1)):
-                    init_max[k] = v
-        for k, v in init_max.items():
-            if v > total.get(k, Fraction(-1)):
-                total[k] = v
-        pod_level = (self.spec.get("resources") or {}).get("requests") or {}
-        for k in (_CPU, _MEMORY):
-            if k in pod_level:
-                total[k] = _q(pod_level[k], f"spec.resources.requests.{k}")
-        for k, v in (self.spec.get("overhead") or {}).items():
-            total[k] = total.get(k, 0) + _q(v, f"spec.overhead.{k}")
-        return total
-
     @cached_property
     def requests(self) -> Resource:
         """Effective requests, as kube-scheduler computes them (init containers, overhead);
         read-only (``pod.requests.clone()`` is a mutable copy)."""
         r = Resource()
-        for k, v in self._requests_fraction(False).items():
+        for k, v in pod_requests(self).items():
             r.add_quantity(k, v)
         return r.read_only()
 
     @cached_property
     def non_zero_requests(self) -> tuple[int, int]:
         """(milli-CPU, memory) with 100m / 200Mi for containers that request nothing (scoring)."""
-        f = self._requests_fraction(True)
-        return _ceil(f.get(_CPU, Fraction(0)) * 1000), _ceil(f.get(_MEMORY, Fraction(0)))
+        f = pod_requests(self, non_missing=True)
+        return quantity_value(f, "cpu"), quantity_value(f, "memory")
 
     @cached_property
     def requested_resource_names(self) -> frozenset[str]:
-        return frozenset(k for k, v in self._requests_fraction(False).items() if v != 0)
+        return frozenset(k for k, v in pod_requests(self).items() if v != 0)
 
     # affinity -----------------------------------------------------------------------------
     def _terms(self, kind: str, field: str, weighted: bool) -> tuple[AffinityTerm, ...]:

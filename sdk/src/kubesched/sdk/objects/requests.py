@@ -1,0 +1,184 @@
+"""Pod resource requests: ``resource.PodRequests`` of ``k8s.io/component-helpers/resource``, the one
+implementation (``Pod.requests``, ``Pod.non_zero_requests`` and the noderesources plugins use it).
+
+Containers are summed; each init container's peak (with the restartable init containers before
+it) is a floor; sidecars (restartable init containers) are added; pod-level requests of the
+supported resources (cpu, memory, ``hugepages-*``) override the aggregate; overhead is added. A
+missing container request is taken from the container's limit (what the API server's defaulting
+writes), so the totals agree with what kube-scheduler sees.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any
+
+from ..quantity import QuantityError, parse_quantity
+from ..selectors import InvalidObjectError
+from .resource import DEFAULT_MEMORY_REQUEST, DEFAULT_MILLI_CPU_REQUEST, _ceil
+
+if TYPE_CHECKING:
+    from .pod import Pod
+
+__all__ = ["Requests", "is_supported_pod_level_resource", "pod_requests", "quantity_value"]
+
+_CPU = "cpu"
+_MEMORY = "memory"
+_HUGEPAGES_PREFIX = "hugepages-"
+_NON_MISSING: dict[str, Fraction] = {
+    _CPU: Fraction(DEFAULT_MILLI_CPU_REQUEST, 1000),
+    _MEMORY: Fraction(DEFAULT_MEMORY_REQUEST),
+}
+
+#: resource name -> exact quantity
+Requests = dict[str, Fraction]
+
+
+def is_supported_pod_level_resource(name: str) -> bool:
+    """resource.IsSupportedPodLevelResource: cpu, memory and hugepages-*."""
+    return name in (_CPU, _MEMORY) or name.startswith(_HUGEPAGES_PREFIX)
+
+
+def _parse_list(rl: Any, field: str) -> Requests:
+    if not rl:
+        return {}
+    if not isinstance(rl, Mapping):
+        raise InvalidObjectError(field, "must be a map of resource quantities")
+    out: Requests = {}
+    for k, v in rl.items():
+        try:
+            out[str(k)] = parse_quantity(v)
+        except QuantityError as e:
+            raise InvalidObjectError(f"{field}.{k}", str(e)) from None
+    return out
+
+
+def _container_requests(c: Mapping[str, Any], field: str) -> Requests:
+    res = c.get("resources") or {}
+    # the API server defaults each missing request to its limit
+    reqs = _parse_list(res.get("limits"), f"{field}.resources.limits")
+    reqs.update(_parse_list(res.get("requests"), f"{field}.resources.requests"))
+    return reqs
+
+
+def _add(dst: Requests, src: Mapping[str, Fraction]) -> None:
+    for k, v in src.items():
+        dst[k] = dst.get(k, 0) + v
+
+
+def _max_into(dst: Requests, src: Mapping[str, Fraction]) -> None:
+    for k, v in src.items():
+        cur = dst.get(k)
+        if cur is None or v > cur:
+            dst[k] = v
+
+
+def _apply_non_missing(reqs: Requests) -> Requests:
+    out = dict(reqs)
+    for k, v in _NON_MISSING.items():
+        if k not in reqs:
+            out[k] = v
+    return out
+
+
+def _resize_infeasible(pod: Pod) -> bool:
+    """resource.IsPodResizeInfeasible: condition PodResizePending with reason Infeasible."""
+    for cond in pod.status.get("conditions") or []:
+        if cond.get("type") == "PodResizePending":
+            return cond.get("reason") == "Infeasible"
+    return False
+
+
+def _status_requests(
+    pod: Pod, reqs: Requests, cs: Mapping[str, Any] | None, field: str
+) -> Requests:
+    """determineContainerReqs: requests as the kubelet has actuated/allocated them."""
+    if cs is None or cs.get("resources") is None:
+        return reqs
+    status_reqs = _parse_list(
+        (cs.get("resources") or {}).get("requests"), f"{field}.resources.requests"
+    )
+    allocated = _parse_list(cs.get("allocatedResources"), f"{field}.allocatedResources")
+    out: Requests = {} if _resize_infeasible(pod) else dict(reqs)
+    _max_into(out, status_reqs)
+    _max_into(out, allocated)
+    return out
+
+
+def pod_requests(
+    pod: Pod,
+    *,
+    pod_level: bool = True,
+    use_status: bool = False,
+    non_missing: bool = False,
+    exclude_overhead: bool = False,
+) -> Requests:
+    """resource.PodRequests: containers summed, each init container's peak (with the restartable
+    init containers before it) taken as a floor, sidecars added, pod-level requests of supported
+    resources overriding the aggregate when ``pod_level``, overhead added.
+
+    ``non_missing`` fills missing cpu/memory container requests with 100m/200Mi (scoring's
+    NonMissingContainerRequests); ``use_status`` reads the container statuses as
+    InPlacePodVerticalScaling does.
+    """
+    statuses: dict[str, Mapping[str, Any]] = {}
+    if use_status:
+        st = pod.status
+        for cs in (st.get("containerStatuses") or []) + (st.get("initContainerStatuses") or []):
+            statuses[str(cs.get("name") or "")] = cs
+
+    reqs: Requests = {}
+    for i, c in enumerate(pod.containers):
+        field = f"spec.containers[{i}]"
+        cr = _container_requests(c, field)
+        if use_status:
+            cr = _status_requests(pod, cr, statuses.get(str(c.get("name") or "")), field)
+        if non_missing:
+            cr = _apply_non_missing(cr)
+        _add(reqs, cr)
+
+    restartable: Requests = {}
+    init_max: Requests = {}
+    for i, c in enumerate(pod.init_containers):
+        field = f"spec.initContainers[{i}]"
+        cr = _container_requests(c, field)
+        always = c.get("restartPolicy") == "Always"
+        if use_status and always:
+            cr = _status_requests(pod, cr, statuses.get(str(c.get("name") or "")), field)
+        if non_missing:
+            cr = _apply_non_missing(cr)
+        if always:
+            _add(reqs, cr)
+            _add(restartable, cr)
+            cr = dict(restartable)
+        else:
+            tmp: Requests = dict(cr)
+            _add(tmp, restartable)
+            cr = tmp
+        _max_into(init_max, cr)
+    _max_into(reqs, init_max)
+
+    if pod_level:
+        level = (pod.spec.get("resources") or {}).get("requests")
+        if level:
+            for k, v in _parse_list(level, "spec.resources.requests").items():
+                if is_supported_pod_level_resource(k):
+                    reqs[k] = v
+
+    if not exclude_overhead:
+        overhead = pod.spec.get("overhead")
+        if overhead:
+            _add(reqs, _parse_list(overhead, "spec.overhead"))
+    return reqs
+
+
+def quantity_value(reqs: Mapping[str, Fraction], name: str) -> int:
+    """``requests[name]`` as the scheduler reads it: ``MilliValue()`` for cpu, ``Value()``
+    otherwise (both round up); 0 when absent."""
+    q = reqs.get(name)
+    if q is None:
+        return 0
+    if name == _CPU:
+        return _ceil(q * 1000)
+    return _ceil(q)
