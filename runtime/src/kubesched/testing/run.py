@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import kubesched.runtime
-from kubesched.runtime.observe.trace import Tracer
+from kubesched.runtime.observe.trace import Tracer, node_name_at
 from kubesched.sdk import HOOKS, NodeInfo, Pod, Status
 
 __all__ = ["PluginError", "PodOutcome", "RunResult", "run_profile"]
@@ -45,7 +45,6 @@ PROFILE = "kubesched-test"
 
 #: frames in these directories (the framework, this kit) are left out of a plugin's traceback
 _OWN_DIRS = tuple(os.path.dirname(d) + os.sep for d in (kubesched.runtime.__file__, __file__))
-_NODE_NAME_HOOKS = frozenset({"reserve", "unreserve", "permit", "pre_bind", "bind", "post_bind"})
 
 
 @dataclass(frozen=True)
@@ -84,6 +83,7 @@ class _KitTracer(Tracer):
     def wrap(self, profile: str, point: str, hook: str, plugin: str, fn: Callable[..., Any]) -> Callable[..., Any]:
         info = HOOKS.get(hook)
         label = info.label if info is not None else hook
+        node_at = node_name_at(hook)
 
         def kept(*args: Any) -> Any:
             try:
@@ -91,8 +91,8 @@ class _KitTracer(Tracer):
             except Exception as e:
                 pod = next((a.key for a in args if isinstance(a, Pod)), "-")
                 node = next((a.name for a in args if isinstance(a, NodeInfo)), "-")
-                if hook in _NODE_NAME_HOOKS and len(args) >= 3 and isinstance(args[2], str):
-                    node = args[2]
+                if node_at is not None and len(args) > node_at and isinstance(args[node_at], str):
+                    node = args[node_at]
                 err = PluginError(label, plugin, node, e, _plugin_traceback(e))
                 with self._errors_lock:
                     self.errors.setdefault(pod, []).append(err)

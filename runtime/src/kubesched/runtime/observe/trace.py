@@ -15,13 +15,13 @@ from typing import Any, TextIO
 from kubesched.sdk import NodeInfo, Pod, PostFilterResult, PreFilterResult, Status, hookspecs
 from kubesched.sdk.points import HOOKS
 
-__all__ = ["TraceRecord", "Tracer"]
+__all__ = ["TraceRecord", "Tracer", "node_name_at"]
 
 #: hook -> the label traces print (from the SDK's one table)
 _POINT_LABEL = {name: h.label for name, h in HOOKS.items()}
 
 
-def _node_name_at(hook: str) -> int | None:
+def node_name_at(hook: str) -> int | None:
     """The position of the ``node_name`` argument in ``hook``'s spec (Reserve ... PostBind)."""
     spec = getattr(hookspecs, hook, None)
     if spec is None:
@@ -85,7 +85,7 @@ class Tracer:
 
     def wrap(self, profile: str, point: str, hook: str, plugin: str, fn: Callable[..., Any]) -> Callable[..., Any]:
         label = _POINT_LABEL.get(hook, hook)
-        node_at = _node_name_at(hook)
+        node_at = node_name_at(hook)
 
         def traced(*args: Any) -> Any:
             pod = "-"
