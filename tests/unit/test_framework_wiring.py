@@ -141,3 +141,38 @@ def test_close_logs_a_failing_close_and_goes_on(ks: Any, caplog: pytest.LogCaptu
     (rec,) = [r for r in caplog.records if r.name == "kubesched.framework"]
     assert rec.getMessage() == 'close() of plugin "B" (profile test) failed'
     assert rec.exc_info is not None and str(rec.exc_info[1]) == "B could not let go"
+
+
+def test_plugins_built_before_a_failing_init_are_closed_once_in_reverse_order(ks: Any, caplog: pytest.LogCaptureFixture) -> None:
+    closed: list[str] = []
+    plugins = {"A": _closer("A", closed), "B": _closer("B", closed, fail=True), "Boom": Boom}
+    with caplog.at_level(logging.ERROR, logger="kubesched.framework"), pytest.raises(ConfigError) as ei:
+        _build(ks, plugins, {"filter": ["A", "B", "Boom"]})
+    assert ei.value.message.endswith("RuntimeError: no GPU on this node pool")
+    assert closed == ["B", "A"]  # B's failing close is logged and A is still closed
+    (rec,) = [r for r in caplog.records if r.name == "kubesched.framework"]
+    assert rec.getMessage() == 'close() of plugin "B" (profile test) failed'
+
+
+def test_plugins_are_closed_when_the_profile_fails_after_they_were_built(ks: Any) -> None:
+    closed: list[str] = []
+
+    class Garbage:
+        def __init__(self, args: Any, handle: Any) -> None:
+            pass
+
+        @hookimpl
+        def filter(self) -> None:
+            return None
+
+        @hookimpl
+        def events_to_register(self) -> list[Any]:
+            return ["Node/Add"]
+
+    with pytest.raises(ConfigError) as ei:
+        _build(ks, {"A": _closer("A", closed), "G": Garbage}, {"filter": ["A", "G"]})
+    assert ei.value.message == (
+        "plugin \"G\" hook events_to_register returned an item 'Node/Add'; "
+        "expected a sequence of ClusterEvent or ClusterEventWithHint"
+    )
+    assert closed == ["A"]

@@ -65,7 +65,8 @@ def build_framework(
 ) -> FrameworkImpl:
     """The framework of ``profile``: its plugins built, validated and collected per hook.
     Configuration mistakes (unknown or broken plugins, bad args, a failing ``__init__``) are
-    :class:`~kubesched.runtime.config.ConfigError` naming the field."""
+    :class:`~kubesched.runtime.config.ConfigError` naming the field; on any exception, the plugins
+    built so far are closed (reverse order, their exceptions logged) before it propagates."""
     metrics = services.metrics
     fw: FrameworkImpl
     if metrics is not None:
@@ -74,6 +75,17 @@ def build_framework(
         fw = FrameworkImpl(profile.scheduler_name, profile.percentage_of_nodes_to_score)
     fw.services = services
     fw.handle = FrameworkHandle(fw, services)
+    try:
+        _wire(fw, profile, registry, services, source)
+    except BaseException:
+        fw.close()  # the plugins built so far, in reverse order (exceptions logged)
+        raise
+    return fw
+
+
+def _wire(fw: FrameworkImpl, profile: Profile, registry: Registry, services: FrameworkServices, source: str | None) -> None:
+    """Builds the plugins of ``profile`` into ``fw`` and collects their hooks."""
+    metrics = services.metrics
     prefix = f"profiles[{profile.index}]"
     pm = pluggy.PluginManager("kubesched")
     pm.add_hookspecs(hookspecs)
@@ -142,7 +154,6 @@ def build_framework(
     fw.events = _events(fw, pm, source, f"{prefix}.plugins")
     if metrics is not None:
         fw._timed = timed_entries(fw.entries, metrics)
-    return fw
 
 
 def _impls(pm: pluggy.PluginManager, hook: str) -> dict[str, Any]:
