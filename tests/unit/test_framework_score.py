@@ -255,3 +255,60 @@ def test_score_error_code_is_error(ks):
     nodes = r.scheduler.cache.update_snapshot().list()
     _, st = r.framework.run_score_plugins(CycleState(), Pod(ks.pod("p")), nodes, details=True)
     assert st.code is Code.ERROR
+
+
+class _FloatNormalizer:
+    @hookimpl
+    def score(self, node_info):
+        return {"n1": 1, "n2": 7}[node_info.name]
+
+    @hookimpl
+    def normalize_score(self, scores):
+        for s in scores:
+            s.score = s.score * MAX_NODE_SCORE / 7
+
+
+_FLOAT_MESSAGE = 'plugin "F" hook normalize_score set the score of node "n1" to float 14.285714285714286; expected an int'
+
+
+def test_normalize_score_setting_a_float_is_a_contract_error(ks):
+    r = ks.run({"F": _FloatNormalizer}, {"score": ["F"]}, ks.nodes(2) + [ks.pod("p")])
+    res = r.result("p")
+    assert res.status == "Error"
+    assert res.message == _FLOAT_MESSAGE
+    assert r.cluster.binds == []
+
+
+def test_normalize_score_float_is_an_error_in_score_totals_with_reuse(ks):
+    r = ks.build({"F": _FloatNormalizer}, {"score": ["F"]}, ks.nodes(2)).start()
+    nodes = r.scheduler.cache.update_snapshot().list()
+    reuse: dict = {}
+    for _ in range(2):  # computed, then from the reuse table
+        totals, st = r.framework.score_totals(CycleState(), Pod(ks.pod("p")), nodes, reuse=reuse)
+        assert (totals, st.code, st.message, st.plugin) == ([], Code.ERROR, _FLOAT_MESSAGE, "F")
+
+
+def test_normalize_score_may_set_integers_of_other_int_types(ks):
+    class Index:
+        def __init__(self, v):
+            self.v = v
+
+        def __index__(self):
+            return self.v
+
+    class N:
+        @hookimpl
+        def score(self, node_info):
+            return {"n1": 1, "n2": 7}[node_info.name]
+
+        @hookimpl
+        def normalize_score(self, scores):
+            for s in scores:
+                s.score = Index(s.score * 10)
+
+    r = ks.build({"N": N}, {"score": ["N"]}, ks.nodes(2)).start()
+    nodes = r.scheduler.cache.update_snapshot().list()
+    for reuse in (None, {}):
+        totals, st = r.framework.score_totals(CycleState(), Pod(ks.pod("p")), nodes, reuse=reuse)
+        assert st.is_success(), st
+        assert [(type(t), t) for t in totals] == [(int, 10), (int, 70)]

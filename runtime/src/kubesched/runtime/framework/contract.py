@@ -21,7 +21,16 @@ from kubesched.sdk.points import hook_info
 from ..timefmt import go_duration
 from .waiting import MAX_PERMIT_TIMEOUT
 
-__all__ = ["SUCCESS", "contract_error", "filter_verdict", "permit_out", "plugin_error", "score_out", "split_result"]
+__all__ = [
+    "SUCCESS",
+    "contract_error",
+    "filter_verdict",
+    "normalized_out",
+    "permit_out",
+    "plugin_error",
+    "score_out",
+    "split_result",
+]
 
 #: the shared Success status the runners return
 SUCCESS = Status()
@@ -94,6 +103,25 @@ def score_out(name: str, out: Any) -> int | Status:
         return contract_error(name, "score", out)
     v = _integer(out)
     return contract_error(name, "score", out) if v is None else v
+
+
+def normalized_out(name: str, scores: list[Any]) -> list[int] | Status:
+    """The scores after ``name``'s NormalizeScore, which sets each ``NodeScore.score`` in place
+    to an int: the values (an integer such as numpy.int64 as an int), or the Error for the pod."""
+    vals = [x.score for x in scores]
+    if all(type(v) is int for v in vals):
+        return vals
+    out: list[int] = []
+    for x, v in zip(scores, vals):
+        i = _integer(v)
+        if i is None:
+            return Status(
+                Code.ERROR,
+                f'plugin "{name}" hook normalize_score set the score of node "{x.name}" to {describe(v)}; expected an int',
+                plugin=name,
+            )
+        out.append(i)
+    return out
 
 
 def permit_out(name: str, out: Any) -> tuple[Status, float] | Status:

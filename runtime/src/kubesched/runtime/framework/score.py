@@ -16,7 +16,7 @@ from kubesched.sdk import (
     Status,
 )
 
-from .contract import SUCCESS, contract_error, score_out
+from .contract import SUCCESS, contract_error, normalized_out, score_out
 from .interface import Entry, NodePluginScores, PluginScore
 
 __all__ = ["ScoreRunners"]
@@ -124,7 +124,10 @@ class ScoreRunners:
                     return contract_error(name, "normalize_score", st)
                 if not st.is_success():
                     return Status(Code.ERROR, f'running Normalize on Score plugins: plugin "{name}" failed with: {st.message}', plugin=name)
-            vals = [x.score for x in lst]
+            got = normalized_out(name, lst)
+            if isinstance(got, Status):
+                return got
+            vals = got
         else:
             vals = raw
         if vals and (min(vals) < MIN_NODE_SCORE or max(vals) > MAX_NODE_SCORE):
