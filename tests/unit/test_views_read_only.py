@@ -594,9 +594,15 @@ def test_the_kits_handle_gives_read_only_node_infos_as_a_run_does() -> None:
     is told off for writing into a NodeInfo, as it would be in a real run; clones stay open."""
     from kubesched.testing import make_handle, make_node
 
-    handle = make_handle([make_node().name("a").capacity({"cpu": "2"}).obj()], [make_pod().name("p").node("a").obj()])
+    node = make_node().name("a").capacity({"cpu": "2"}).obj()
+    node["status"]["images"] = [{"names": ["nginx:1"], "sizeBytes": 100}]
+    handle = make_handle([node], [make_pod().name("p").node("a").obj()])
     ni = handle.snapshot().get("a")
     assert ni.is_sealed and [p.name for p in ni.pods] == ["p"]
+    assert set(ni.image_states) == {"nginx:1"}
+    with pytest.raises(TypeError) as e:
+        ni.image_states["evil"] = 1  # type: ignore[index]
+    assert str(e.value) == READ_ONLY_MESSAGE
     with pytest.raises(TypeError) as e:
         ni.add_pod(Pod(make_pod().name("q").obj()))
     assert str(e.value) == NODE_INFO_READ_ONLY_MESSAGE

@@ -19,7 +19,7 @@ from typing import Any
 from kubesched.sdk import ObjectConflict, ObjectNotFound
 from kubesched.sdk.readonly import read_only
 
-from .cluster.kubernetes.discovery import CLUSTER_SCOPED_KINDS
+from .kinds import CLUSTER_SCOPED_KINDS
 
 __all__ = ["ObjectStore", "group_of", "merge_patch"]
 

@@ -33,7 +33,7 @@ def update_image_states(node_infos: Iterable[NodeInfo]) -> None:
         for names, _size in ni.node.images:
             for n in names:
                 states[n] = ImageStateSummary(size=sizes[n], num_nodes=counts[n])
-        ni.image_states = states
+        ni._set_image_states(states)
 
 
 class Snapshot:

@@ -10,6 +10,11 @@ shared, not copied, so views built from other views cost only their new parts.
 ``dict(x)``, ``{**x}``, ``list(x)``, ``copy.copy(x)`` and ``copy.deepcopy(x)`` give ordinary,
 mutable copies: a plugin that wants to build a patch starts from one of them and writes it
 through ``handle.objects.patch(...)``.
+
+The guard covers the ordinary API. Calling a base class's method on a container
+(``dict.__setitem__(x, k, v)``, ``x.__init__(...)``) goes around it, as it would around any
+Python object; blocking ``__init__`` too would make every container's construction a Python
+call (about 4x slower), on the path every watch event takes.
 """
 
 from __future__ import annotations

@@ -22,9 +22,9 @@ import yaml
 
 from kubesched.sdk import InvalidObjectError, Node, ObjectConflict, ObjectNotFound, Pod
 
+from ..kinds import CLUSTER_SCOPED_KINDS
 from ..objectstore import ObjectStore
 from ..timefmt import rfc3339
-from .kubernetes.discovery import CLUSTER_SCOPED_KINDS
 
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 

@@ -1,37 +1,16 @@
-"""Which URL serves a kind: the built-in table, API discovery for the rest, and the one
-definition of the cluster-scoped kinds (the simulated cluster and the object store read it too).
-"""
+"""Which URL serves a kind: the built-in table and API discovery for the rest."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ...kinds import CLUSTER_SCOPED_KINDS
 from .errors import ApiError
 
 if TYPE_CHECKING:
     from .api import KubeClient
 
 __all__ = ["BUILTIN_RESOURCES", "CLUSTER_SCOPED_KINDS", "Discovery", "api_path", "group_path"]
-
-#: Kinds whose objects have no namespace. Built-in ones, and those of the API groups plugins
-#: commonly read (CRDs, RBAC, DRA), so the simulated cluster keys them as a real one does.
-CLUSTER_SCOPED_KINDS = frozenset(
-    {
-        "Node",
-        "Namespace",
-        "PersistentVolume",
-        "StorageClass",
-        "CSINode",
-        "CSIDriver",
-        "PriorityClass",
-        "VolumeAttachment",
-        "CustomResourceDefinition",
-        "ClusterRole",
-        "ClusterRoleBinding",
-        "DeviceClass",
-        "ResourceSlice",
-    }
-)
 
 _BUILTIN: dict[str, tuple[str, str]] = {
     "Pod": ("v1", "pods"),

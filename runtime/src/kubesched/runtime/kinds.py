@@ -1,0 +1,26 @@
+"""Facts about kinds that the simulated cluster, the object store and the real cluster's client
+share: the one definition of the cluster-scoped kinds."""
+
+from __future__ import annotations
+
+__all__ = ["CLUSTER_SCOPED_KINDS"]
+
+#: Kinds whose objects have no namespace. Built-in ones, and those of the API groups plugins
+#: commonly read (CRDs, RBAC, DRA), so the simulated cluster keys them as a real one does.
+CLUSTER_SCOPED_KINDS = frozenset(
+    {
+        "Node",
+        "Namespace",
+        "PersistentVolume",
+        "StorageClass",
+        "CSINode",
+        "CSIDriver",
+        "PriorityClass",
+        "VolumeAttachment",
+        "CustomResourceDefinition",
+        "ClusterRole",
+        "ClusterRoleBinding",
+        "DeviceClass",
+        "ResourceSlice",
+    }
+)
