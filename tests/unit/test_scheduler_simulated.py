@@ -320,3 +320,51 @@ spec:
     (res,) = sched.results.values()
     assert (res.name, res.node, res.status) == ("web", "n1", "Scheduled")
     assert sched.cache.node_info("n1").requested.milli_cpu == 500
+
+
+def test_binding_cycle_gets_the_pod_object_reserve_and_permit_got(ks):
+    """One assumed Pod per cycle: the cache, Reserve, Permit, PreBind, Bind and PostBind share it."""
+    seen: dict[str, list[Pod]] = {}
+
+    class Keep:
+        def __init__(self, handle):
+            self.handle = handle
+
+        def _keep(self, hook, pod):
+            seen.setdefault(hook, []).append(pod)
+
+        @hookimpl
+        def reserve(self, pod, node_name):
+            self._keep("reserve", pod)
+
+        @hookimpl
+        def unreserve(self, pod, node_name):
+            self._keep("unreserve", pod)
+
+        @hookimpl
+        def permit(self, pod, node_name):
+            self._keep("permit", pod)
+
+        @hookimpl
+        def pre_bind(self, pod, node_name):
+            self._keep("pre_bind", pod)
+
+        @hookimpl
+        def bind(self, pod, node_name):
+            self._keep("bind", pod)
+            return Status.skip()
+
+        @hookimpl
+        def post_bind(self, pod, node_name):
+            self._keep("post_bind", pod)
+
+    points = {p: ["Keep"] for p in ("reserve", "permit", "preBind", "postBind")}
+    points["bind"] = ["Keep", "DefaultBinder"]
+    r = ks.run({"Keep": Keep}, points, ks.nodes(1) + [ks.pod("p")])
+    assert r.result("p").status == "Scheduled"
+    assert sorted(seen) == ["bind", "permit", "post_bind", "pre_bind", "reserve"]
+    (reserved,) = seen["reserve"]
+    assert reserved.node_name == "n1"
+    for hook in ("permit", "pre_bind", "bind", "post_bind"):
+        (got,) = seen[hook]
+        assert got is reserved, hook

@@ -48,11 +48,13 @@ _ASSIGNED_POD_DELETE = ClusterEvent(EventResource.ASSIGNED_POD.value, ActionType
 
 
 class CycleResult(NamedTuple):
-    """What a scheduling cycle decided: the node (empty when it failed) and, after a failure,
-    the node PostFilter nominated (empty when none)."""
+    """What a scheduling cycle decided: the node (empty when it failed), the assumed pod (the
+    one object the cache, Reserve, Permit and the binding cycle share; None when it failed)
+    and, after a failure, the node PostFilter nominated (empty when none)."""
 
     host: str = ""
     nominated: str = ""
+    assumed: Pod | None = None
 
 
 _NO_RESULT = CycleResult()
@@ -133,7 +135,8 @@ class Cycles:
         if not st.is_success() and not st.is_wait():
             self.handle_failure(fw, qpi, st, start, result.nominated)
             return
-        host = result.host
+        host, assumed = result.host, result.assumed
+        assert assumed is not None  # a successful (or waiting) cycle assumed the pod
         if state.pods_to_activate:
             self.queue.activate(list(state.pods_to_activate.values()))
             state.pods_to_activate = {}
@@ -142,7 +145,7 @@ class Cycles:
             self.metrics.attempt(fw.profile_name, "scheduled", time.perf_counter() - start)
         if self.recorder is not None:
             self.recorder.finish_cycle(pod, host, fw.score_weights)
-        ctx = BindingContext(fw, state, qpi, pod.with_node_name(host), host)
+        ctx = BindingContext(fw, state, qpi, assumed, host)
         if st.is_wait():
             # the binding cycle starts when the waiting pod is allowed, rejected or timed out
             if pod.uid in self.waiting_pods:
@@ -191,7 +194,7 @@ class Cycles:
             fw.run_unreserve(state, assumed, host)
             self.cache.forget_pod(pod.uid)
             return CycleResult(host), _rejected_on(pod, host, st)
-        return CycleResult(host), st
+        return CycleResult(host, assumed=assumed), st
 
     def _post_filter(self, fw: Framework, state: CycleState, pod: Pod, fe: FitError) -> tuple[CycleResult, Status]:
         """No node fits: PostFilter (preemption) may nominate a node for the pod."""
