@@ -2,7 +2,17 @@
 
 from __future__ import annotations
 
-from kubesched.sdk import Status, hookimpl
+import pytest
+
+from kubesched.sdk import (
+    BindConflict,
+    CycleState,
+    ObjectConflict,
+    ObjectNotFound,
+    Pod,
+    Status,
+    hookimpl,
+)
 
 
 def _binder(tag: str, calls: list, *, skip: bool = False, bind: bool = False) -> type:
@@ -207,7 +217,7 @@ def test_extension_points_run_in_kube_scheduler_order(ks, calls):
 def test_plugin_returning_a_non_status_is_an_error_for_that_pod_and_the_run_goes_on() -> None:
     """A filter that returns True (not a Status) must not stop the scheduler: the pod gets an
     Error, the next pod is still scheduled."""
-    from kubesched.sdk import NodeInfo, Pod, hookimpl
+    from kubesched.sdk import NodeInfo, hookimpl
     from kubesched.testing import make_node, make_pod, run_profile
 
     class Bad:
@@ -247,3 +257,71 @@ def test_binder_returning_a_non_status_requeues_the_pod_unbound() -> None:
     assert r.node("p") is None
     assert r.objects().get("v1", "Pod", "p", "default")["spec"].get("nodeName") is None
     assert not r.scheduler.cache.is_assumed(r.objects().get("v1", "Pod", "p", "default")["metadata"]["uid"])
+
+
+# a pod already bound or gone ----------------------------------------------------------------------
+
+
+def _twice_binder(calls: list, *, returns: bool) -> type:
+    """Binds the pod, then again as a binder that retried would (the second bind_pod raises
+    ObjectConflict): lets it escape, or returns Status.bind_conflict."""
+
+    class Twice:
+        def __init__(self, handle):
+            self.handle = handle
+
+        @hookimpl
+        def bind(self, pod, node_name):
+            calls.append(("bind", node_name))
+            self.handle.bind_pod(pod, node_name)
+            try:
+                self.handle.bind_pod(pod, node_name)
+            except ObjectConflict as e:
+                if returns:
+                    return Status.bind_conflict(f"already bound: {e}", error=e)
+                raise
+
+        @hookimpl
+        def unreserve(self, pod, node_name):
+            calls.append(("unreserve", node_name))
+
+    return Twice
+
+
+@pytest.mark.parametrize("returns", [True, False], ids=["returned", "raised"])
+def test_a_bind_conflict_returned_or_escaping_from_bind_pod_is_not_retried(ks, calls, returns):
+    r = ks.run({"T": _twice_binder(calls, returns=returns)}, {"reserve": ["T"], "bind": ["T"]}, ks.nodes(1) + [ks.pod("p")])
+    assert calls == [("bind", "n1"), ("unreserve", "n1")]  # one cycle: undone, not retried
+    assert r.cluster.binds == [("default/p", "n1")]  # bound once
+    assert r.events("FailedScheduling") == []
+    assert not r.scheduler.queue.contains("p")
+    stored = r.cluster.store.get("v1", "Pod", "p", "default")
+    assert stored["spec"]["nodeName"] == "n1"
+    assert [c for c in stored["status"]["conditions"] if c["type"] == "PodScheduled"] == [{"type": "PodScheduled", "status": "True"}]
+
+
+@pytest.mark.parametrize("exc", [ObjectConflict("pod default/p is already assigned to node \"n2\""), ObjectNotFound('pods "p" not found')])
+def test_run_bind_turns_an_escaped_object_conflict_or_not_found_into_a_bind_conflict(ks, exc):
+    class Raises:
+        @hookimpl
+        def bind(self):
+            raise exc
+
+    r = ks.build({"R": Raises}, {"bind": ["R"]}, ks.nodes(1))
+    st = r.framework.run_bind(CycleState(), Pod(ks.pod("p")), "n1")
+    assert isinstance(st, BindConflict) and st.is_bind_conflict()
+    assert (st.message, st.plugin, st.error) == (f'running Bind plugin "R": {type(exc).__name__}: {exc}', "R", exc)
+
+
+def test_run_bind_keeps_other_exceptions_plain_errors(ks):
+    e = RuntimeError("apiserver unavailable")
+
+    class Raises:
+        @hookimpl
+        def bind(self):
+            raise e
+
+    r = ks.build({"R": Raises}, {"bind": ["R"]}, ks.nodes(1))
+    st = r.framework.run_bind(CycleState(), Pod(ks.pod("p")), "n1")
+    assert not st.is_bind_conflict()
+    assert (st.message, st.plugin, st.error) == ('running Bind plugin "R": RuntimeError: apiserver unavailable', "R", e)

@@ -273,7 +273,10 @@ def pre_bind(state: CycleState, pod: Pod, node_name: str) -> Status | None:
 def bind(state: CycleState, pod: Pod, node_name: str) -> Status | None:
     """Bind: bind the pod to the node. Bind plugins run in order; return Skip to leave the pod
     to the next one. The first one that does not skip decides; an error runs Unreserve and
-    requeues the pod. DefaultBinder binds through the cluster."""
+    requeues the pod. Return ``Status.bind_conflict(reason)`` when the pod is already bound or
+    gone: Unreserve runs and the pod is not retried (never bound twice); an ``ObjectConflict``
+    or ``ObjectNotFound`` escaping from ``handle.bind_pod`` counts as one. DefaultBinder binds
+    through the cluster."""
 
 
 @hookspec

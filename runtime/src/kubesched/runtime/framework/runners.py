@@ -20,6 +20,8 @@ from kubesched.sdk import (
     Code,
     CycleState,
     NodeInfo,
+    ObjectConflict,
+    ObjectNotFound,
     Pod,
     PostFilterResult,
     PreFilterResult,
@@ -374,6 +376,11 @@ class FrameworkImpl(ScoreRunners, ReuseAndBatch):
         for name, fn in self._entries_for(state, "bind"):
             try:
                 out = fn(state, pod, node_name)
+            except (ObjectConflict, ObjectNotFound) as e:
+                # escaped from handle.bind_pod: the pod is already bound or gone (never bound twice)
+                conflict = Status.bind_conflict(plugin_error("Bind", name, e).message, error=e)
+                conflict.plugin = name
+                return conflict
             except Exception as e:
                 return plugin_error("Bind", name, e)
             if out is not None and not isinstance(out, Status):
