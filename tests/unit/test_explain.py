@@ -143,6 +143,12 @@ class _FloatScore:
         return 42.5
 
 
+class _SetFromPreFilter:
+    @hookimpl
+    def pre_filter(self):
+        return {"a"}
+
+
 class _ErrorStatusInFilter:
     @hookimpl
     def filter(self, node_info):
@@ -158,6 +164,11 @@ class _ErrorStatusInFilter:
         (_RaisesInScore, 'running Score plugins: plugin "P" failed with: ZeroDivisionError: division by zero'),
         (_ErrorStatusInFilter, 'running "P" filter plugin: the cache is cold'),
         (_FloatScore, 'plugin "P" hook score returned float 42.5; expected an int (or an (int, Status) tuple)'),
+        (
+            _SetFromPreFilter,
+            "plugin \"P\" hook pre_filter returned set {'a'}; expected None, a Status, a PreFilterResult "
+            "or a (PreFilterResult | None, Status | None) tuple",
+        ),
     ],
 )
 def test_plugin_error_is_an_error_as_simulate_reports_it(tmp_path: pathlib.Path, plugin: type, message: str) -> None:
@@ -204,3 +215,58 @@ def test_explain_cli_prints_the_error(monkeypatch: pytest.MonkeyPatch, tmp_path:
     assert res.exit_code == 0, res.output
     assert res.stdout.splitlines()[-1] == 'Error: running Filter plugin "P": ValueError: cannot read node b'
     assert "unschedulable" not in res.stdout
+
+
+class _FailsInPreScore:
+    @hookimpl
+    def pre_score(self):
+        return Status(Code.ERROR, "no data")
+
+
+class _LaterPreScore:
+    @hookimpl
+    def pre_score(self):
+        return None
+
+
+def test_prescore_plugins_after_an_error_are_not_run() -> None:
+    from kubesched.runtime.registry import Registry
+
+    reg = Registry.discover()
+    reg.register("A", _FailsInPreScore)
+    reg.register("Z", _LaterPreScore)
+    ex = _explain_with(reg, ["A", "Z"])
+    assert {k: ex.prescore[k] for k in ("A", "Z")} == {"A": 'error: running PreScore plugin "A": no data', "Z": "not run"}
+    assert ex.status == "Error" and ex.error == 'running PreScore plugin "A": no data'
+
+
+def test_explain_logs_the_traceback_at_debug(caplog: pytest.LogCaptureFixture) -> None:
+    import logging
+
+    from kubesched.runtime.registry import Registry
+
+    reg = Registry.discover()
+    reg.register("P", _RaisesInFilter)
+    with caplog.at_level(logging.DEBUG, logger="kubesched.explain"):
+        ex = _explain_with(reg, ["P"])
+    assert ex.status == "Error"
+    [rec] = [r for r in caplog.records if r.name == "kubesched.explain"]
+    assert rec.getMessage() == 'explain: pod="default/p" failed with an error: running Filter plugin "P": ValueError: cannot read node b'
+    assert rec.exc_info is not None and rec.exc_info[0] is ValueError
+
+
+def _explain_with(reg, plugins):
+    import tempfile
+
+    import yaml
+
+    d = pathlib.Path(tempfile.mkdtemp())
+    cluster = d / "cluster.yaml"
+    cluster.write_text(yaml.safe_dump_all([make_node().name("a").obj(), make_node().name("b").obj(), make_pod().name("p").obj()]))
+    config = d / "config.yaml"
+    config.write_text(yaml.safe_dump({
+        "apiVersion": "kubescheduler.config.k8s.io/v1",
+        "kind": "KubeSchedulerConfiguration",
+        "profiles": [{"plugins": {"multiPoint": {"enabled": [{"name": n} for n in plugins]}}}],
+    }))
+    return explain_simulated(str(cluster), "p", str(config), registry=reg, seed=1)

@@ -63,14 +63,14 @@ def explain_simulated(cluster_path: str, pod: str, config_path: str | None = Non
         raise ManifestError(f"{cluster_path}: no Pod {ns}/{name} in the file")
     sim = SimulatedCluster(rest, source=cluster_path)
     sched = Scheduler(cfg, reg, sim, seed=seed, simulated=True)
-    sim.run(sched)
-    raw = dict(target)
-    spec = dict(raw.get("spec") or {})
-    spec.pop("nodeName", None)
-    spec.setdefault("schedulerName", "default-scheduler")
-    raw["spec"] = spec
-    p = Pod(raw)
     try:
+        sim.run(sched)
+        raw = dict(target)
+        spec = dict(raw.get("spec") or {})
+        spec.pop("nodeName", None)
+        spec.setdefault("schedulerName", "default-scheduler")
+        raw["spec"] = spec
+        p = Pod(raw)
         fw = sched.frameworks.get(p.scheduler_name)
         if fw is None:
             raise ManifestError(f"{cluster_path}: pod {ns}/{name} has schedulerName {p.scheduler_name!r}, which no profile handles")

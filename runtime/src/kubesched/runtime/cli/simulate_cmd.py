@@ -57,8 +57,10 @@ def simulate(
     if tracer is None and trace:
         tracer = Tracer(sys.stderr)
     sched = Scheduler(cfg, reg, sim, seed=seed, tracer=tracer, simulated=True, reuse_results=reuse_results)
-    sim.run(sched)
-    sched.shutdown()  # the run is over: plugins' close()
+    try:
+        sim.run(sched)
+    finally:
+        sched.shutdown()  # the run is over (or failed): plugins' close()
     by_name: dict[tuple[str, str], Any] = {}
     for r in sched.results.values():
         by_name.setdefault((r.namespace, r.name), r)

@@ -15,6 +15,7 @@ that tool's UI and scripts can read them.
 from __future__ import annotations
 
 import json
+import logging
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -22,9 +23,11 @@ from typing import Any
 
 from kubesched.sdk import Code, CycleState, NodeInfo, Pod, PreFilterResult, Status
 
-from ..framework import split_result
+from ..framework.contract import contract_error, plugin_error, split_result
 
 __all__ = ["ANNOTATION_PREFIX", "Explanation", "ResultRecorder", "explain_pod"]
+
+log = logging.getLogger("kubesched.explain")
 
 ANNOTATION_PREFIX = "kube-scheduler-simulator.sigs.k8s.io/"
 PASSED = "passed"
@@ -85,6 +88,22 @@ def _verdict(st: Any) -> str:
     return str(st)
 
 
+def _stopped(ex: Explanation, plugin: str, st: Status) -> Explanation:
+    """The cycle stopped at ``plugin``'s PreFilter with the Error ``st``."""
+    ex.prefilter[plugin] = f"error: {st.message}"
+    ex.error = ex.message = st.message
+    _log_error(ex.pod, st)
+    return ex
+
+
+def _log_error(pod: str, st: Status) -> None:
+    """At -v 4 (``--debug``), the traceback of the exception behind an Error, as the scheduler
+    logs it for a failed cycle."""
+    err = st.error
+    if err is not None and log.isEnabledFor(logging.DEBUG):
+        log.debug('explain: pod="%s" failed with an error: %s', pod, st.message, exc_info=(type(err), err, err.__traceback__))
+
+
 def explain_pod(framework: Any, snapshot: Any, pod: Pod, *, select: Callable[[list[Any]], str] | None = None) -> Explanation:
     """Dry-run ``pod`` through ``framework`` on ``snapshot`` and explain every decision."""
     from ..scheduling import Diagnosis, FitError
@@ -102,15 +121,17 @@ def explain_pod(framework: Any, snapshot: Any, pod: Pod, *, select: Callable[[li
     result: PreFilterResult | None = None
     rejected: Status | None = None
     for name, fn in framework.pre_filter:
+        # an Error stops the cycle here, with the framework's message (exception, contract, status)
         try:
-            r, st = split_result(fn(state, pod, nodes), PreFilterResult)
+            out = fn(state, pod, nodes)
         except Exception as e:
-            st = Status(Code.ERROR, f"{type(e).__name__}: {e}")
-            r = None
-        if st.code not in _PREFILTER_GO_ON:  # an Error: the cycle stops here
-            ex.prefilter[name] = f"error: {st.message}"
-            ex.error = ex.message = f'running PreFilter plugin "{name}": {st.message}'
-            return ex
+            return _stopped(ex, name, plugin_error("PreFilter", name, e))
+        try:
+            r, st = split_result(out, PreFilterResult)
+        except TypeError:
+            return _stopped(ex, name, contract_error(name, "pre_filter", out))
+        if st.code not in _PREFILTER_GO_ON:
+            return _stopped(ex, name, Status(Code.ERROR, f'running PreFilter plugin "{name}": {st.message}', plugin=name))
         if st.code is Code.SKIP:
             state.skip_filter_plugins.add(name)
             ex.prefilter[name] = "skip"
@@ -144,6 +165,7 @@ def explain_pod(framework: Any, snapshot: Any, pod: Pod, *, select: Callable[[li
             verdicts[name] = _verdict(st)
             if st.code is Code.ERROR and not ex.error:
                 ex.error = st.message
+                _log_error(ex.pod, st)
             if not st.is_success() and first_fail is None:
                 first_fail = st.with_plugin(name)
         ex.filter[ni.name] = verdicts
@@ -165,16 +187,23 @@ def explain_pod(framework: Any, snapshot: Any, pod: Pod, *, select: Callable[[li
     # PreScore, Score, NormalizeScore, weights: the framework's own runners (same contract,
     # same messages as a scheduling cycle), with every plugin's raw/normalized/weighted score
     st = framework.run_pre_score_plugins(state, pod, feasible)
+    stopped = False
     for name, _fn in framework.pre_score:
-        ex.prescore[name] = "skip" if name in state.skip_score_plugins else "success"
+        if stopped:
+            ex.prescore[name] = "not run"  # after the plugin whose Error stopped the cycle
+        elif not st.is_success() and name == st.plugin:
+            ex.prescore[name] = f"error: {st.message or st.code.label}"
+            stopped = True
+        else:
+            ex.prescore[name] = "skip" if name in state.skip_score_plugins else "success"
     if not st.is_success():
-        if st.plugin:
-            ex.prescore[st.plugin] = f"error: {st.message or st.code.label}"
         ex.error = ex.message = st.message
+        _log_error(ex.pod, st)
         return ex
     scores, st = framework.run_score_plugins(state, pod, feasible, details=True)
     if not st.is_success():  # a Score Error fails the cycle: no node is selected
         ex.error = ex.message = st.message
+        _log_error(ex.pod, st)
         return ex
     for nps in scores:
         ex.scores[nps.name] = {ps.name: (ps.raw, ps.normalized, ps.weighted) for ps in nps.scores}
