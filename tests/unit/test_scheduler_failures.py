@@ -210,3 +210,58 @@ def test_finite_runs_keep_every_result(ks):
 def test_max_results_must_be_positive(ks):
     with pytest.raises(ValueError, match=r"^max_pods must be at least 1, got 0$"):
         _sched(ks, 0)
+
+
+class HoldAtPermit:
+    """Holds every pod at Permit for 30s; counts Reserve and Unreserve."""
+
+    def __init__(self, handle):
+        self.handle = handle
+        self.calls: list[tuple[str, str]] = []
+
+    @hookimpl
+    def reserve(self, pod, node_name):
+        self.calls.append(("reserve", pod.name))
+
+    @hookimpl
+    def unreserve(self, pod, node_name):
+        self.calls.append(("unreserve", pod.name))
+
+    @hookimpl
+    def permit(self, pod, node_name):
+        return Status.wait(), 30
+
+
+@pytest.mark.parametrize("max_results", [None, 100])
+def test_pod_deleted_while_waiting_at_permit_is_rejected_and_never_requeued(ks, caplog, max_results):
+    reg = ks.registry({"Hold": HoldAtPermit})
+    cfg = ks.load_cfg({"reserve": ["Hold"], "permit": ["Hold"]}, reg)
+    cluster = SimulatedCluster([dict(m) for m in ks.nodes(1) + [ks.pod("p")]])
+    s = Scheduler(cfg, reg, cluster, simulated=True, seed=1, max_results=max_results)
+    r = ks.Run(s, cluster)
+    cluster.start(s.on_cluster_event)
+    for m in cluster.manifests:
+        cluster.store.create(m)
+    s.run_until_idle(advance_time=False)
+    uid = next(iter(s.results))
+    assert list(s.waiting_pods) == [uid]
+    assert s.cache.is_assumed(uid)
+    caplog.set_level(logging.INFO, logger="kubesched.scheduler")
+
+    cluster.store.delete("v1", "Pod", "p", "default")
+    s.run_until_idle()  # and let the Permit timeout pass
+
+    assert r.framework.plugins["Hold"].calls == [("reserve", "p"), ("unreserve", "p")]
+    assert s.waiting_pods == {}
+    assert not s.queue.contains(uid)
+    assert s.queue.unschedulable_pods() == []
+    assert not s.cache.has_pod(uid)
+    assert not s.cache.is_assumed(uid)
+    assert r.events("FailedScheduling") == []
+    assert cluster.binds == []
+    if max_results is None:
+        assert (s.results[uid].status, s.results[uid].message, s.results[uid].profile) == ("Deleted", "", ks.SCHEDULER_NAME)
+    else:
+        assert uid not in s.results
+    gone = [rec.getMessage() for rec in caplog.records if rec.name == "kubesched.scheduler"]
+    assert gone == ['Pod is gone; not requeued pod="default/p" err="0/1 nodes are available: 1 removed."']

@@ -217,6 +217,10 @@ class SchedulingQueue:
             return qpi
         return None
 
+    def in_flight(self, uid: str) -> bool:
+        """The pod was popped and its attempt has not ended (nor was it deleted meanwhile)."""
+        return uid in self._in_flight
+
     def done(self, uid: str) -> None:
         self._in_flight.pop(uid, None)
 

@@ -220,10 +220,16 @@ class Cycles:
     # the failure handler ------------------------------------------------------------------------
     def handle_failure(self, fw: Framework, qpi: QueuedPodInfo, status: Status, start: float | None, nominated: str = "") -> None:
         """handleSchedulingFailure, the one place a failed pod goes: requeue, result, log,
-        FailedScheduling event, PodScheduled=False condition."""
+        FailedScheduling event, PodScheduled=False condition. A pod that left the queue during
+        its attempt (deleted, or bound by someone else) is not requeued nor reported: nothing
+        is left to retry (kube-scheduler checks that the pod still exists in the informer)."""
         pod = qpi.pod
         fit = status.error if isinstance(status.error, FitError) else None
         msg = fit.message() if fit is not None else status.message
+        if not self.queue.in_flight(pod.uid):
+            if decisions.isEnabledFor(logging.INFO):
+                decisions.info('Pod is gone; not requeued pod="%s" err="%s"', pod.key, msg)
+            return
         rejected = fit is not None or status.is_rejected()
         if nominated:
             self.queue.add_nominated(Pod({**pod.raw, "status": {**pod.status, "nominatedNodeName": nominated}}), nominated)
@@ -333,8 +339,9 @@ class Cycles:
         fw, _state, qpi, assumed, host = ctx
         if decisions.isEnabledFor(logging.INFO):
             decisions.info('Successfully bound pod to node pod="%s" node="%s" profile="%s" attempts=%d', assumed.key, host, fw.profile_name, qpi.attempts)
+        if self.queue.in_flight(assumed.uid):
+            self.results.bound(assumed, host)  # (a pod deleted meanwhile keeps its result as the delete left it)
         self.queue.done(assumed.uid)
-        self.results.bound(assumed, host)
         if self.metrics is not None:
             self.metrics.bound(fw.profile_name, qpi)
 

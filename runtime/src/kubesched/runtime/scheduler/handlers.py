@@ -91,17 +91,21 @@ class EventHandlers:
         if etype == "DELETED":
             assert old is not None
             pod = Pod(old)
-            assigned = bool(pod.node_name) or cache.has_pod(pod.uid)
+            # assigned or not by the API object alone: an assumed pod (held at Permit, or
+            # binding) is still a pending pod (kube-scheduler's deletePodFromCache /
+            # deletePodFromSchedulingQueue)
+            assigned = bool(pod.node_name)
             if assigned:
                 cache.remove_pod(pod)
                 queue.move_all_to_active_or_backoff(ClusterEvent(_ASSIGNED_POD, ActionType.DELETE), pod, None)
             else:
+                # out of the queue (in flight too, so its attempt's failure does not requeue
+                # it); a pod held at Permit is rejected: its binding cycle fails, which runs
+                # Unreserve and forgets the assumed pod
                 queue.delete(pod)
                 wp = self.waiting_pods.get(pod.uid)
                 if wp is not None:
                     wp.reject("", "removed")
-                if cache.is_assumed(pod.uid):
-                    cache.forget_pod(pod.uid)
             self.results.deleted(pod.uid, assigned=assigned)
             return
         assert new is not None
