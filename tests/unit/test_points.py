@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import inspect
 
+import pytest
+
 from kubesched.runtime.config import EXTENSION_POINTS as CONFIG_POINTS
 from kubesched.runtime.observe import trace
 from kubesched.sdk import EXTENSION_POINT_HOOKS, OTHER_HOOKS, PRIMARY_HOOKS, hookspecs
-from kubesched.sdk.points import EXTENSION_POINTS, HOOKS, extension_point, hook_info
+from kubesched.sdk.points import EXTENSION_POINTS, HOOKS, extension_point, hook_info, hook_params
 
 
 def _specs() -> set[str]:
@@ -32,3 +34,13 @@ def test_lookups() -> None:
     assert hook_info("sign_pod").point == ""
     assert extension_point("preBind").label == "PreBind"
     assert all(h.point == p.name for p in EXTENSION_POINTS for h in p.hooks)
+
+
+def test_hook_params_are_the_specs_arguments() -> None:
+    assert hook_params("bind") == ("state", "pod", "node_name")
+    assert hook_params("pre_filter_add_pod") == ("state", "pod_to_schedule", "pod_to_add", "node_info")
+    assert hook_params("events_to_register") == ()
+    for name in HOOKS:
+        assert hook_params(name) == tuple(inspect.signature(getattr(hookspecs, name)).parameters)
+    with pytest.raises(KeyError):
+        hook_params("filters")

@@ -22,12 +22,12 @@ import os
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from functools import cache
 from importlib import metadata
 from typing import Any
 
-from kubesched.sdk import HOOKS, PRIMARY_HOOKS, args_schema, hookspecs
+from kubesched.sdk import HOOKS, PRIMARY_HOOKS, args_schema
 from kubesched.sdk.args import args_class_problem
+from kubesched.sdk.points import hook_params
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -80,12 +80,6 @@ def unmarked_hooks(obj: Any) -> list[str]:
     return sorted(n for n in HOOKS if n not in marked and callable(getattr(obj, n, None)))
 
 
-@cache
-def spec_params(hook: str) -> tuple[str, ...]:
-    """The arguments of hook ``hook``'s specification, in order."""
-    return tuple(inspect.signature(getattr(hookspecs, hook)).parameters)
-
-
 def _impl_params(cls: type, attr: str) -> tuple[str, ...]:
     """The arguments pluggy passes to method ``attr`` of plugin class ``cls``: the required
     positional ones, without ``self`` (pluggy's ``argnames``)."""
@@ -118,7 +112,7 @@ def contract_problems(obj: Any) -> list[str]:
                 + (f'did you mean "{hint}"?' if hint else f"the hooks are: {', '.join(HOOKS)}")
             )
             continue
-        expected = spec_params(hook)
+        expected = hook_params(hook)
         unknown = [a for a in _impl_params(obj, attr) if a not in expected]
         if unknown:
             noun = "argument" if len(unknown) == 1 else "arguments"

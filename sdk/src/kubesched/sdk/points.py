@@ -9,7 +9,9 @@ and the docs generator. Adding an extension point means adding a row here and a 
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass
+from functools import cache
 
 __all__ = [
     "EXTENSION_POINTS",
@@ -18,6 +20,7 @@ __all__ = [
     "ExtensionPoint",
     "HookInfo",
     "hook_info",
+    "hook_params",
 ]
 
 
@@ -122,6 +125,16 @@ _POINTS: dict[str, ExtensionPoint] = {p.name: p for p in EXTENSION_POINTS}
 def hook_info(name: str) -> HookInfo:
     """The row of hook ``name``; ``KeyError`` for a name that is not a hook."""
     return HOOKS[name]
+
+
+@cache
+def hook_params(name: str) -> tuple[str, ...]:
+    """The arguments of hook ``name``'s specification (:mod:`kubesched.sdk.hookspecs`), in
+    order, e.g. ``("state", "pod", "node_name")``; ``KeyError`` for a name that is not a hook."""
+    from . import hookspecs  # it reads this table
+
+    hook_info(name)
+    return tuple(inspect.signature(getattr(hookspecs, name)).parameters)
 
 
 def extension_point(name: str) -> ExtensionPoint:

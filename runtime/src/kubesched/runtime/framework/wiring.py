@@ -14,7 +14,7 @@ from typing import Any
 import pluggy
 
 from kubesched.sdk import ArgsError, ClusterEvent, ClusterEventWithHint, build_args, hookspecs
-from kubesched.sdk.points import EXTENSION_POINTS, hook_info
+from kubesched.sdk.points import EXTENSION_POINTS, hook_info, hook_params
 
 from ..config import ConfigError, Profile, expand_plugins
 from ..registry import BrokenPluginError, Registry
@@ -31,20 +31,9 @@ _UNTRACED = frozenset({"queue_sort_less", "filter_batch", "score_batch"})
 #: hooks run in reverse configured order (kube-scheduler's Unreserve)
 _REVERSED = frozenset({"unreserve"})
 
-_SPEC_ARGS: dict[str, tuple[str, ...]] = {}
-
-
-def _spec_args(hook: str) -> tuple[str, ...]:
-    if hook not in _SPEC_ARGS:
-        fn = getattr(hookspecs, hook)
-        code = fn.__code__
-        _SPEC_ARGS[hook] = tuple(code.co_varnames[: code.co_argcount])
-    return _SPEC_ARGS[hook]
-
-
 def _adapt(fn: Callable[..., Any], impl_args: Sequence[str], hook: str) -> Callable[..., Any]:
     """A callable taking the spec's arguments positionally; the implementation may declare fewer."""
-    spec = _spec_args(hook)
+    spec = hook_params(hook)
     if tuple(impl_args) == spec:
         return fn
     idx = [spec.index(a) for a in impl_args]

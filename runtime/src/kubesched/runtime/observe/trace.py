@@ -9,11 +9,12 @@ from __future__ import annotations
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from functools import cache
 from typing import Any, TextIO
 
-from kubesched.sdk import NodeInfo, Pod, PostFilterResult, PreFilterResult, Status, hookspecs
-from kubesched.sdk.points import HOOKS
+from kubesched.sdk import NodeInfo, Pod, PostFilterResult, PreFilterResult, Status
+from kubesched.sdk.points import HOOKS, hook_params
 
 __all__ = ["TraceRecord", "Tracer", "node_name_at"]
 
@@ -21,12 +22,12 @@ __all__ = ["TraceRecord", "Tracer", "node_name_at"]
 _POINT_LABEL = {name: h.label for name, h in HOOKS.items()}
 
 
+@cache
 def node_name_at(hook: str) -> int | None:
     """The position of the ``node_name`` argument in ``hook``'s spec (Reserve ... PostBind)."""
-    spec = getattr(hookspecs, hook, None)
-    if spec is None:
+    if hook not in HOOKS:
         return None
-    names = spec.__code__.co_varnames[: spec.__code__.co_argcount]
+    names = hook_params(hook)
     return names.index("node_name") if "node_name" in names else None
 
 
@@ -83,20 +84,23 @@ class Tracer:
         self.records: list[TraceRecord] = []
         self._lock = threading.Lock()
 
-    def wrap(self, profile: str, point: str, hook: str, plugin: str, fn: Callable[..., Any]) -> Callable[..., Any]:
-        label = _POINT_LABEL.get(hook, hook)
+    @staticmethod
+    def where(hook: str, args: Sequence[Any]) -> tuple[str, str, str]:
+        """Where a call of ``hook`` with (the spec's) ``args`` is: the hook's label, the key of
+        the pod (its first Pod argument) and the node (its NodeInfo argument or its
+        ``node_name``); ``"-"`` for none."""
+        pod = next((a.key for a in args if isinstance(a, Pod)), "-")
+        node = next((a.name for a in args if isinstance(a, NodeInfo)), "-")
         node_at = node_name_at(hook)
+        if node_at is not None and len(args) > node_at and isinstance(args[node_at], str):
+            node = args[node_at]
+        return _POINT_LABEL.get(hook, hook), pod, node
+
+    def wrap(self, profile: str, point: str, hook: str, plugin: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+        where = self.where
 
         def traced(*args: Any) -> Any:
-            pod = "-"
-            node = "-"
-            for a in args:
-                if isinstance(a, Pod) and pod == "-":
-                    pod = a.key
-                elif isinstance(a, NodeInfo):
-                    node = a.name
-            if node_at is not None and len(args) > node_at and isinstance(args[node_at], str):
-                node = args[node_at]
+            label, pod, node = where(hook, args)
             t0 = time.perf_counter()
             try:
                 out = fn(*args)
