@@ -3,6 +3,7 @@ hints, PreEnqueue gating (kube-scheduler's backend/queue/scheduling_queue.go).""
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import pytest
@@ -21,6 +22,7 @@ from kubesched.sdk import (
     ActionType,
     ClusterEvent,
     ClusterEventWithHint,
+    Code,
     EventResource,
     Pod,
     QueueingHint,
@@ -428,3 +430,50 @@ def test_exactly_one_queue_sort_plugin_is_required(ks):
 
     with pytest.raises(ConfigError):
         ks.build({"Other": Other}, {"queueSort": ["PrioritySort", "Other"]}, [])
+
+
+def test_queueing_hint_that_raises_queues_the_pod_and_is_logged_once(caplog):
+    """A hint written for mappings (``new.get``) gets a view: it raises on every event; the pod
+    is queued each time and the error is logged once per plugin and exception type."""
+
+    class DictHint:
+        def __call__(self, pod, old, new):
+            return QueueingHint.QUEUE if new.get("metadata") else QueueingHint.SKIP
+
+    q, clock = _queue({"F": [ClusterEventWithHint(NODE_ADD, DictHint())]}, initial_backoff=0.0)
+    for name in ("p", "r"):
+        q.add(_pod(name))
+        q.requeue_failed(q.pop(), Status.unschedulable("no"), {"F"})
+    caplog.set_level(logging.DEBUG, logger="kubesched")
+    assert q.move_all_to_active_or_backoff(NODE_ADD, None, object()) == 2
+    for name in ("p", "r"):
+        qpi = q.pop()
+        assert qpi is not None and qpi.pod.name == name
+        q.requeue_failed(qpi, Status.unschedulable("no"), {"F"})
+    assert q.move_all_to_active_or_backoff(NODE_ADD, None, object()) == 2
+    errors = [r.getMessage() for r in caplog.records if r.levelno == logging.ERROR]
+    assert errors == [
+        'queueing hint of plugin "F" failed on event NodeAdd: AttributeError: '
+        "'object' object has no attribute 'get'; the pod is queued (logged once per plugin and exception type)"
+    ]
+    (tb,) = [r for r in caplog.records if r.levelno == logging.DEBUG and r.exc_info]
+    assert tb.getMessage() == 'queueing hint of plugin "F" failed'
+    assert "new.get(\"metadata\")" in caplog.handler.formatter.format(tb)
+
+
+def test_gating_plugins_hint_that_raises_is_logged_once(caplog):
+    def hint(pod, old, new):
+        raise KeyError("spec")
+
+    gated = {"on": True}
+    q, clock = _queue(
+        {"Gate": [ClusterEventWithHint(NODE_ADD, hint)]},
+        pre_enqueue=lambda p: Status(Code.UNSCHEDULABLE, "gated", plugin="Gate") if gated["on"] else Status(),
+    )
+    q.add(_pod("p"))
+    caplog.set_level(logging.ERROR, logger="kubesched")
+    assert q.move_all_to_active_or_backoff(NODE_ADD) == 0  # the hint queues; the gate still holds
+    assert q.move_all_to_active_or_backoff(NODE_ADD) == 0
+    assert [r.getMessage() for r in caplog.records] == [
+        'queueing hint of plugin "Gate" failed on event NodeAdd: KeyError: \'spec\'; the pod is queued (logged once per plugin and exception type)'
+    ]

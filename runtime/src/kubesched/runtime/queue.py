@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import logging
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
@@ -27,6 +28,8 @@ from kubesched.sdk import (
 )
 
 __all__ = ["POD_MAX_IN_UNSCHEDULABLE_PODS_DURATION", "UNSCHEDULABLE_TIMEOUT", "SchedulingQueue", "backoff_duration"]
+
+log = logging.getLogger("kubesched")
 
 POD_MAX_IN_UNSCHEDULABLE_PODS_DURATION = 5 * 60.0
 #: the event of the periodic flush of pods unschedulable for too long (a wildcard: every pod
@@ -88,6 +91,8 @@ class SchedulingQueue:
         #: node name -> nominated pods; uid -> node
         self._nominated: dict[str, dict[str, Pod]] = {}
         self._nominated_node: dict[str, str] = {}
+        #: (plugin, exception type) of the queueing hints that raised and were logged
+        self._hint_errors: set[tuple[str, type]] = set()
 
     # sizes ------------------------------------------------------------------------------------
     def pending(self) -> dict[str, int]:
@@ -312,7 +317,8 @@ class SchedulingQueue:
                 if ewh.hint is not None:
                     try:
                         hint = ewh.hint(qpi.pod, old, new)
-                    except Exception:
+                    except Exception as e:
+                        self._hint_failed(plugin, event, e)
                         hint = QueueingHint.QUEUE
                 if hint == QueueingHint.SKIP:
                     continue
@@ -336,9 +342,24 @@ class SchedulingQueue:
                     try:
                         if ewh.hint(qpi.pod, old, new) != QueueingHint.SKIP:
                             return True
-                    except Exception:
+                    except Exception as e:
+                        self._hint_failed(plugin, event, e)
                         return True
         return False
+
+    def _hint_failed(self, plugin: str, event: ClusterEvent, e: Exception) -> None:
+        """A queueing hint raised: the pod is queued (QUEUE), as kube-scheduler does; logged at
+        ERROR once per (plugin, exception type), the traceback at debug level."""
+        key = (plugin, type(e))
+        if key in self._hint_errors:
+            return
+        self._hint_errors.add(key)
+        log.error(
+            'queueing hint of plugin "%s" failed on event %s: %s: %s; the pod is queued (logged once per plugin and exception type)',
+            plugin, event, type(e).__name__, e,
+        )
+        if log.isEnabledFor(logging.DEBUG):
+            log.debug('queueing hint of plugin "%s" failed', plugin, exc_info=(type(e), e, e.__traceback__))
 
     # timers -------------------------------------------------------------------------------------
     def flush_backoff_completed(self) -> int:
