@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from kubesched.runtime.framework import MAX_PERMIT_TIMEOUT, go_duration
+from kubesched.runtime.framework import MAX_PERMIT_TIMEOUT
+from kubesched.runtime.timefmt import go_duration
 from kubesched.sdk import Status, hookimpl
 
 

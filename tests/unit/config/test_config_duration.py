@@ -6,7 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kubesched.runtime.config._duration import format_go_duration, parse_go_duration
+from kubesched.runtime.config._duration import parse_go_duration
+from kubesched.runtime.timefmt import go_duration
 
 
 @pytest.mark.parametrize(
@@ -66,10 +67,10 @@ def test_parse_errors(text: str, message: str) -> None:
     ],
 )
 def test_format(seconds: float, text: str) -> None:
-    assert format_go_duration(seconds) == text
+    assert go_duration(seconds) == text
 
 
 @given(st.integers(min_value=-(10**15), max_value=10**15))
 def test_format_then_parse_round_trips(nanoseconds: int) -> None:
     seconds = nanoseconds / 1e9
-    assert round(parse_go_duration(format_go_duration(seconds)) * 1e9) == nanoseconds
+    assert round(parse_go_duration(go_duration(seconds)) * 1e9) == nanoseconds

@@ -9,9 +9,7 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 
-from ..timefmt import go_duration as format_go_duration
-
-__all__ = ["format_go_duration", "parse_go_duration"]
+__all__ = ["parse_go_duration"]
 
 _UNITS_NS: dict[str, int] = {
     "ns": 1,

@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ._duration import format_go_duration
+from ..timefmt import go_duration
 from ._schema import go_repr
 from ._types import (
     EXTENSION_POINTS,
@@ -103,15 +103,15 @@ def validate(
             if value <= 0:
                 add(
                     f"leaderElection.{key}",
-                    invalid(format_go_duration(value), "must be greater than zero"),
+                    invalid(go_duration(value), "must be greater than zero"),
                 )
         if le.lease_duration <= le.renew_deadline:
             add(
                 "leaderElection.leaseDuration",
                 invalid(
-                    format_go_duration(le.lease_duration),
+                    go_duration(le.lease_duration),
                     "must be greater than `RenewDeadline` "
-                    f"(renewDeadline is {format_go_duration(le.renew_deadline)})",
+                    f"(renewDeadline is {go_duration(le.renew_deadline)})",
                 ),
             )
         if not le.resource_lock:

@@ -15,7 +15,6 @@ module              job (kube-scheduler's ``framework/runtime``)
 ==================  ==============================================================================
 """
 
-from ..timefmt import go_duration
 from .contract import split_result
 from .handle import FrameworkHandle, FrameworkServices
 from .interface import Entry, Framework, NodePluginScores, PluginScore
@@ -34,6 +33,5 @@ __all__ = [
     "PluginScore",
     "WaitingPodImpl",
     "build_framework",
-    "go_duration",
     "split_result",
 ]
