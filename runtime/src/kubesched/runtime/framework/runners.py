@@ -13,8 +13,6 @@ import logging
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-import pluggy
-
 from kubesched.sdk import (
     ClusterEventWithHint,
     Code,
@@ -68,7 +66,6 @@ class FrameworkImpl(ScoreRunners, ReuseAndBatch):
         self.plugins: dict[str, Any] = {}
         self.points: dict[str, list[str]] = {}  # camelCase point -> plugin names, ordered
         self.score_weights: dict[str, int] = {}
-        self.pm = pluggy.PluginManager("kubesched")
         self.handle: FrameworkHandle | None = None
         self.services: FrameworkServices | None = None
         #: collected callables per hook of the SDK table, in configured order (unreserve reversed)
@@ -96,7 +93,9 @@ class FrameworkImpl(ScoreRunners, ReuseAndBatch):
     def build(
         cls, profile: Profile, registry: Registry, services: FrameworkServices, *, source: str | None = None
     ) -> FrameworkImpl:
-        """The framework of ``profile`` (:func:`~kubesched.runtime.framework.wiring.build_framework`)."""
+        """The framework of ``profile`` (:func:`~kubesched.runtime.framework.wiring.build_framework`).
+        Callers use ``Framework.build``; this makes FrameworkImpl have every member of the
+        :class:`~kubesched.runtime.framework.interface.Framework` Protocol (mypy checks it)."""
         from .wiring import build_framework
 
         return build_framework(profile, registry, services, source=source)
