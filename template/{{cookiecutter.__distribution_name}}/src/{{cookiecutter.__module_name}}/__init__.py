@@ -83,14 +83,22 @@ __all__ = [
 #: The plugin's name in configuration files (the entry point's name in pyproject.toml).
 NAME = "{{ cls }}"
 {%- if F %}
-#: Where PreFilter leaves the pod's wanted label value for Filter.
+#: Where PreFilter leaves :class:`PreFilterState` for Filter.
 STATE_KEY = "PreFilter" + NAME
 {%- endif %}
 {%- if B %}
 #: The ``reason`` of the event PostBind records.
 EVENT_REASON = NAME + "Bound"
 {%- endif %}
+{% if F %}
 
+@dataclass(frozen=True)
+class PreFilterState:
+    """What PreFilter computes once per pod and Filter reads on every node."""
+
+    #: the value the pod wants for the node label (None: any value)
+    wanted: str | None
+{% endif %}
 
 @dataclass
 class {{ cls }}Args:
@@ -179,7 +187,7 @@ class {{ cls }}:
         """
         if pod.namespace in self.args.ignored_namespaces:
             return Status.skip()
-        state.write(STATE_KEY, pod.labels.get(self.args.node_label))
+        state.write(STATE_KEY, PreFilterState(pod.labels.get(self.args.node_label)))
         return None
 
     @hookimpl
@@ -190,10 +198,11 @@ class {{ cls }}:
         now, preemption may help; ``Status.unresolvable(reason)``: preemption cannot help; an
         Error fails the cycle. Reasons are counted across nodes in the event message
         (``0/3 nodes are available: 2 node(s) didn't have label ...``). Do not modify
-        ``node_info``. The cycle state is what PreFilter left (read() raises KeyError if this
-        plugin is enabled at filter but not at preFilter; ``multiPoint`` enables both).
+        ``node_info``. The cycle state is what PreFilter left: ``read_as`` checks its type and
+        raises StateError (a KeyError, an Error for the pod) if this plugin is enabled at filter
+        but not at preFilter; ``multiPoint`` enables both.
         """
-        wanted: str | None = state.read(STATE_KEY)
+        wanted = state.read_as(STATE_KEY, PreFilterState).wanted
         value = node_info.node.labels.get(self.args.node_label)
         if value is None:
             return Status.unresolvable(f"node(s) didn't have label {self.args.node_label}")
