@@ -36,8 +36,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import kubesched.runtime
-from kubesched.runtime.observe.trace import Tracer, node_name_at
-from kubesched.sdk import HOOKS, NodeInfo, Pod, Status
+from kubesched.runtime.observe.trace import Tracer
+from kubesched.sdk import Pod, Status
 
 __all__ = ["PluginError", "PodOutcome", "RunResult", "run_profile"]
 
@@ -81,18 +81,13 @@ class _KitTracer(Tracer):
         self._errors_lock = threading.Lock()
 
     def wrap(self, profile: str, point: str, hook: str, plugin: str, fn: Callable[..., Any]) -> Callable[..., Any]:
-        info = HOOKS.get(hook)
-        label = info.label if info is not None else hook
-        node_at = node_name_at(hook)
+        where = self.where
 
         def kept(*args: Any) -> Any:
             try:
                 return fn(*args)
             except Exception as e:
-                pod = next((a.key for a in args if isinstance(a, Pod)), "-")
-                node = next((a.name for a in args if isinstance(a, NodeInfo)), "-")
-                if node_at is not None and len(args) > node_at and isinstance(args[node_at], str):
-                    node = args[node_at]
+                label, pod, node = where(hook, args)
                 err = PluginError(label, plugin, node, e, _plugin_traceback(e))
                 with self._errors_lock:
                     self.errors.setdefault(pod, []).append(err)
