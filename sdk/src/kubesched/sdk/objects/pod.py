@@ -6,7 +6,7 @@ import datetime as _dt
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any
 
 from ..readonly import EMPTY_DICT, EMPTY_LIST, ReadOnlyDict, ReadOnlyList, read_only
 from ..selectors import InvalidObjectError, LabelSelector, NodeSelector
@@ -14,9 +14,9 @@ from .requests import pod_requests, quantity_value
 from .resource import (
     Resource,
     _q,
-    _set,
 )
 from .taints import Toleration
+from .view import ObjectView
 
 if TYPE_CHECKING:
     from .node import Node
@@ -74,10 +74,6 @@ class AffinityTerm:
 POD_READ_ONLY_MESSAGE = "Pod views are read-only; write through handle.objects.patch(...)"
 
 
-def _pod_error(*_args: Any, **_kwargs: Any) -> NoReturn:
-    raise TypeError(POD_READ_ONLY_MESSAGE)
-
-
 def _ro_list(v: Any) -> ReadOnlyList[Any]:
     """A list field of a view's (read-only) JSON as a ReadOnlyList (empty when missing)."""
     if type(v) is ReadOnlyList:
@@ -85,40 +81,15 @@ def _ro_list(v: Any) -> ReadOnlyList[Any]:
     return read_only(list(v)) if v else EMPTY_LIST  # type: ignore[no-any-return]
 
 
-class Pod:
+class Pod(ObjectView):
     """A read-only view of a v1.Pod. ``pod.raw`` is the API object, as read-only mappings and
     lists (a copy made once, when the view is built); writes raise ``TypeError``."""
 
-    __slots__ = ("__dict__", "raw")
+    __slots__ = ()
+    kind = "Pod"
+    read_only_message = POD_READ_ONLY_MESSAGE
 
-    def __init__(self, raw: Mapping[str, Any]) -> None:
-        if not isinstance(raw, Mapping):
-            raise InvalidObjectError("", "a Pod must be an object")
-        _set(self, "raw", read_only(raw))
-
-    if TYPE_CHECKING:
-        raw: Mapping[str, Any]
-    else:
-        __setattr__ = _pod_error
-        __delattr__ = _pod_error
-
-    # metadata -----------------------------------------------------------------------------
-    @cached_property
-    def metadata(self) -> Mapping[str, Any]:
-        return self.raw.get("metadata") or EMPTY_DICT
-
-    @cached_property
-    def spec(self) -> Mapping[str, Any]:
-        return self.raw.get("spec") or EMPTY_DICT
-
-    @cached_property
-    def status(self) -> Mapping[str, Any]:
-        return self.raw.get("status") or EMPTY_DICT
-
-    @cached_property
-    def name(self) -> str:
-        return str(self.metadata.get("name") or "")
-
+    # metadata (name, labels, annotations: ObjectView) --------------------------------------
     @cached_property
     def namespace(self) -> str:
         return str(self.metadata.get("namespace") or "default")
@@ -131,14 +102,6 @@ class Pod:
     def key(self) -> str:
         """``namespace/name``."""
         return f"{self.namespace}/{self.name}"
-
-    @cached_property
-    def labels(self) -> Mapping[str, str]:
-        return self.metadata.get("labels") or EMPTY_DICT
-
-    @cached_property
-    def annotations(self) -> Mapping[str, str]:
-        return self.metadata.get("annotations") or EMPTY_DICT
 
     @cached_property
     def owner_references(self) -> Sequence[Mapping[str, Any]]:
@@ -407,16 +370,6 @@ class Pod:
         keep = {k: v for k, v in self.__dict__.items() if k not in ("spec", "node_name")}
         p.__dict__.update(keep)
         return p
-
-    # a view is immutable: copies are the view itself; pickling rebuilds it from ``raw``
-    def __copy__(self) -> Pod:
-        return self
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> Pod:
-        return self
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (Pod, (self.raw,))
 
     def __repr__(self) -> str:
         return f"Pod({self.key})"
