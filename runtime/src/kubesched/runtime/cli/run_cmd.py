@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import sys
 from typing import Any
 
@@ -91,6 +92,11 @@ def run_scheduler(cfg: Any, reg: Any, *, kubeconfig: str | None, address: str, i
         if stop.is_set():
             break
     log.info("caches synced: %s", ", ".join(cluster.informers))
+    # what start-up built (plugins, the synced caches, their views) lives as long as the process:
+    # move it out of the collector's generations, so that collections during scheduling walk
+    # only what scheduling allocates (the objects stay refcounted and are freed as usual)
+    gc.collect()
+    gc.freeze()
     exit_code = 0
     le = cfg.leader_election
     done = threading.Event()

@@ -121,7 +121,25 @@ def pod_requests(
     ``non_missing`` fills missing cpu/memory container requests with 100m/200Mi (scoring's
     NonMissingContainerRequests); ``use_status`` reads the container statuses as
     InPlacePodVerticalScaling does.
+
+    A pod view is read-only, so the result for each set of options is computed once per view
+    and kept on it; each call returns a new dict.
     """
+    key = (pod_level, use_status, non_missing, exclude_overhead)
+    memo: dict[tuple[bool, ...], Requests] | None = pod.__dict__.get(_MEMO)
+    if memo is None:
+        memo = pod.__dict__[_MEMO] = {}
+    reqs = memo.get(key)
+    if reqs is None:
+        reqs = memo[key] = _pod_requests(pod, pod_level, use_status, non_missing, exclude_overhead)
+    return dict(reqs)
+
+
+#: where a Pod view keeps its computed requests (its ``__dict__``, beside its cached properties)
+_MEMO = "_pod_requests"
+
+
+def _pod_requests(pod: Pod, pod_level: bool, use_status: bool, non_missing: bool, exclude_overhead: bool) -> Requests:
     statuses: dict[str, Mapping[str, Any]] = {}
     if use_status:
         st = pod.status

@@ -61,7 +61,7 @@ def retry(
     once the event is set: a stop).
     ``on_retry(error, delay)`` is called before each wait.
     """
-    delays = backoff.delays(rand)
+    delays = None  # made on the first failure: most calls succeed at once
     tries = 0
     while True:
         try:
@@ -70,6 +70,8 @@ def retry(
             tries += 1
             if (retry_on is not None and not retry_on(e)) or (attempts is not None and tries >= attempts):
                 raise
+            if delays is None:
+                delays = backoff.delays(rand)
             delay = next(delays)
             if deadline is not None and clock() + delay > deadline:
                 raise
