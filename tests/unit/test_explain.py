@@ -172,21 +172,12 @@ class _ErrorStatusInFilter:
     ],
 )
 def test_plugin_error_is_an_error_as_simulate_reports_it(tmp_path: pathlib.Path, plugin: type, message: str) -> None:
-    import yaml
-
     from kubesched.runtime.cli import simulate
     from kubesched.runtime.registry import Registry
 
     reg = Registry.discover()
     reg.register("P", plugin)
-    cluster = tmp_path / "cluster.yaml"
-    cluster.write_text(yaml.safe_dump_all([make_node().name("a").obj(), make_node().name("b").obj(), make_pod().name("p").obj()]))
-    config = tmp_path / "config.yaml"
-    config.write_text(yaml.safe_dump({
-        "apiVersion": "kubescheduler.config.k8s.io/v1",
-        "kind": "KubeSchedulerConfiguration",
-        "profiles": [{"plugins": {"multiPoint": {"enabled": [{"name": "P"}]}}}],
-    }))
+    cluster, config = _files(tmp_path, ["P"])
     simulated = simulate(str(cluster), str(config), registry=reg, seed=1)["pods"][0]
     assert (simulated["status"], simulated["message"]) == ("Error", message)
     ex = explain_simulated(str(cluster), "p", str(config), registry=reg, seed=1)
@@ -195,22 +186,13 @@ def test_plugin_error_is_an_error_as_simulate_reports_it(tmp_path: pathlib.Path,
 
 
 def test_explain_cli_prints_the_error(monkeypatch: pytest.MonkeyPatch, tmp_path: pathlib.Path) -> None:
-    import yaml
-
     from kubesched.runtime import cli
     from kubesched.runtime.registry import Registry
 
     reg = Registry.discover()
     reg.register("P", _RaisesInFilter)
     monkeypatch.setattr(cli.app, "registry", lambda: reg)
-    cluster = tmp_path / "cluster.yaml"
-    cluster.write_text(yaml.safe_dump_all([make_node().name("a").obj(), make_node().name("b").obj(), make_pod().name("p").obj()]))
-    config = tmp_path / "config.yaml"
-    config.write_text(yaml.safe_dump({
-        "apiVersion": "kubescheduler.config.k8s.io/v1",
-        "kind": "KubeSchedulerConfiguration",
-        "profiles": [{"plugins": {"multiPoint": {"enabled": [{"name": "P"}]}}}],
-    }))
+    cluster, config = _files(tmp_path, ["P"])
     res = CliRunner().invoke(main, ["explain", "p", "--cluster", str(cluster), "--config", str(config)])
     assert res.exit_code == 0, res.output
     assert res.stdout.splitlines()[-1] == 'Error: running Filter plugin "P": ValueError: cannot read node b'
@@ -255,12 +237,10 @@ def test_explain_logs_the_traceback_at_debug(caplog: pytest.LogCaptureFixture) -
     assert rec.exc_info is not None and rec.exc_info[0] is ValueError
 
 
-def _explain_with(reg, plugins):
-    import tempfile
-
+def _files(d: pathlib.Path, plugins: list[str]) -> tuple[pathlib.Path, pathlib.Path]:
+    """Nodes a and b, pod p, and a profile with ``plugins`` added to the defaults."""
     import yaml
 
-    d = pathlib.Path(tempfile.mkdtemp())
     cluster = d / "cluster.yaml"
     cluster.write_text(yaml.safe_dump_all([make_node().name("a").obj(), make_node().name("b").obj(), make_pod().name("p").obj()]))
     config = d / "config.yaml"
@@ -269,4 +249,11 @@ def _explain_with(reg, plugins):
         "kind": "KubeSchedulerConfiguration",
         "profiles": [{"plugins": {"multiPoint": {"enabled": [{"name": n} for n in plugins]}}}],
     }))
+    return cluster, config
+
+
+def _explain_with(reg, plugins):
+    import tempfile
+
+    cluster, config = _files(pathlib.Path(tempfile.mkdtemp()), plugins)
     return explain_simulated(str(cluster), "p", str(config), registry=reg, seed=1)
