@@ -47,7 +47,9 @@ def run_cmd(
         return reg, load_config_file(config_path, reg)
 
     reg, cfg = guard(ctx, prepare)
-    code = run_scheduler(cfg, reg, kubeconfig=kubeconfig, address=address, identity=identity, seed=seed, ctx=ctx, record_results=record_results, reuse_results=reuse_results)
+    # a profile whose plugins cannot be built (a broken plugin, args its constructor rejects) is
+    # a one-line error too, as in `config validate`
+    code = guard(ctx, lambda: run_scheduler(cfg, reg, kubeconfig=kubeconfig, address=address, identity=identity, seed=seed, ctx=ctx, record_results=record_results, reuse_results=reuse_results))
     sys.exit(code)
 
 

@@ -1,8 +1,10 @@
-"""Plugins' close() (the SDK's Plugin protocol) is called once when the scheduler shuts down."""
+"""A plugin's life under the CLI: close() once at shutdown, the traceback of what it raised at
+--debug, and a plugin that cannot be built reported in one line by `run` as by `config validate`."""
 
 from __future__ import annotations
 
 import json
+import logging
 import pathlib
 
 import pytest
@@ -120,3 +122,48 @@ def test_debug_shows_the_traceback_of_a_plugins_exception(tmp_path: pathlib.Path
     assert json.loads(loud.stdout)["pods"][0]["message"] == 'running Filter plugin "Boom": ValueError: boom on a'
     assert "Traceback (most recent call last)" in loud.stderr
     assert 'raise ValueError("boom on " + node_info.name)' in loud.stderr
+
+
+class _BadInit:
+    @hookimpl
+    def filter(self) -> None:
+        return None
+
+    def __init__(self) -> None:
+        raise RuntimeError("no license file")
+
+
+def test_run_reports_a_plugin_that_cannot_be_built_in_one_line(tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from click.testing import CliRunner
+
+    from kubesched.runtime import cli
+    from kubesched.runtime.cli import main
+
+    reg = Registry.discover()
+    reg.register("BadInit", _BadInit, distribution="kubesched-bad", version="1.0")
+    monkeypatch.setattr(cli.app, "registry", lambda: reg)
+    kubeconfig = tmp_path / "kubeconfig"
+    kubeconfig.write_text(yaml.safe_dump({
+        "apiVersion": "v1", "kind": "Config", "current-context": "c",
+        "clusters": [{"name": "c", "cluster": {"server": "https://127.0.0.1:1", "insecure-skip-tls-verify": True}}],
+        "contexts": [{"name": "c", "context": {"cluster": "c", "user": "u"}}],
+        "users": [{"name": "u", "user": {"token": "t"}}],
+    }))
+    config = tmp_path / "config.yaml"
+    config.write_text(yaml.safe_dump({
+        "apiVersion": "kubescheduler.config.k8s.io/v1",
+        "kind": "KubeSchedulerConfiguration",
+        "leaderElection": {"leaderElect": False},
+        "profiles": [{"plugins": {"multiPoint": {"enabled": [{"name": "BadInit"}]}}}],
+    }))
+    root = logging.getLogger()
+    saved = (root.handlers[:], root.level)
+    try:
+        out = CliRunner().invoke(main, ["run", "--config", str(config), "--kubeconfig", str(kubeconfig), "--address", "127.0.0.1:0"])
+    finally:
+        root.handlers[:] = saved[0]
+        root.setLevel(saved[1])
+    assert out.exit_code == 2, out.output
+    assert out.stderr.strip().splitlines() == [
+        f'kubesched: error: {config}: profiles[0].plugins: initializing plugin "BadInit" (kubesched-bad): RuntimeError: no license file'
+    ]
