@@ -1249,6 +1249,13 @@ def _pod_change_cases() -> list[Any]:
                      make_pod().node("fake-node").pod_anti_affinity_in("service", "region", ["securityscan", "value2"]).label("service", "foo").obj(),
                      None, S,
                      id=T + "delete a pod which doesn't match pending pod's anti-affinity and has anti-affinity that doesn't match pending pod"),
+        # v1.36: a nominated pod counts as placed
+        pytest.param(make_pod().name("p").pod_anti_affinity_in("service", "region", ["securityscan", "value2"]).obj(),
+                     make_pod().nominated_node_name("fake-node").label("aaa", "a").obj(), None, S,
+                     id=T + "delete a nominated pod which doesn't match pod's anti-affinity"),
+        pytest.param(make_pod().name("p").pod_anti_affinity_in("service", "region", ["securityscan", "value2"]).obj(),
+                     make_pod().nominated_node_name("fake-node").label("service", "securityscan").obj(), None, Q,
+                     id=T + "delete a nominated pod which matches pod's anti-affinity"),
     ]
 
 

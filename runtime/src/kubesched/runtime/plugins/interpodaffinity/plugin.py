@@ -1,15 +1,15 @@
 """InterPodAffinity: required and preferred pod affinity and anti-affinity.
 
 A port of kube-scheduler's ``pkg/scheduler/framework/plugins/interpodaffinity`` (``plugin.go``,
-``filtering.go``, ``scoring.go``) with v1.34 semantics. Sources followed (kubernetes/kubernetes):
+``filtering.go``, ``scoring.go``) with v1.36 semantics (the filter and score formulas are
+unchanged from v1.34; the pod hint changed). Sources followed (kubernetes/kubernetes):
 
 * ``filtering.go`` of the v1.34 line, the one on ``fwk "k8s.io/kube-scheduler/framework"``
   types (``fwk.PodInfo``/``fwk.NodeInfo`` getters, ``HavePodsWithRequiredAntiAffinityList``,
   PreFilter returning Skip, no per-state lock — the lock and the memo/cache files came later);
 * ``scoring.go`` as of v1.33 (``framework.PodInfo`` fields; the formulas are unchanged in
   v1.34, only the types moved to ``fwk``);
-* ``plugin.go`` (events and hints) as of v1.32+, with the fine-grained node hint of
-  kubernetes#127470, and ``plugin_test.go`` at 6f238224826af9adbc07b56df43222812ff94fdc (v1.35);
+* ``plugin.go`` (events and hints) and ``plugin_test.go`` of v1.36.3;
 * ``filtering_test.go`` at 072825f9a367e9ca0f73f91830945f1b7f46e0d9 and ``scoring_test.go`` at
   8a4d98ac2f6dfd69fc5649b7bb23de0add56be56;
 * args validation from ``pkg/scheduler/apis/config/validation/validation_pluginargs.go``
@@ -30,9 +30,13 @@ A port of kube-scheduler's ``pkg/scheduler/framework/plugins/interpodaffinity`` 
   affinity terms times ``hardPodAffinityWeight`` and their preferred terms), Score adds the
   pairs of a node, NormalizeScore scales min..max to 0..100.
 
-``events_to_register`` uses the Go hints, with two v1.35 fixes that only add Queue decisions
-(kubernetes#135325: a deleted pod whose anti-affinity matched the pod; kubernetes#135394: the
-pod's own labels changed), conservative for v1.34 as hints may be.
+``events_to_register`` and the hints follow ``plugin.go`` of v1.36: an update of the pod's own
+labels queues it; an added, updated or deleted pod with neither ``nodeName`` nor
+``nominatedNodeName`` is skipped (a nominated pod counts as placed); a deleted pod queues the
+pod when it matched the pod's anti-affinity or the pod matches all of its required
+anti-affinity terms. v1.36's ``SignPod`` (opportunistic batching) is not ported: kubesched's
+``sign_pod`` promises results that depend on the node alone, which affinity never does, so the
+plugin does not sign (the decisions are the same; only reuse is forgone).
 """
 
 from __future__ import annotations
@@ -173,16 +177,15 @@ class InterPodAffinity:
     def is_schedulable_after_pod_change(self, pod: Pod, old_obj: Any, new_obj: Any) -> QueueingHint:
         """isSchedulableAfterPodChange."""
         original, modified = as_views(Pod, old_obj, new_obj)
-        # v1.35 (kubernetes#135394): the pod's own labels changed; they may now match its
-        # own affinity terms or no longer match existing pods' anti-affinity.
-        if (
-            modified is not None
-            and original is not None
-            and modified.uid == pod.uid
-            and dict(original.labels) != dict(modified.labels)
-        ):
+        if modified is not None and original is not None and modified.uid == pod.uid:
+            # The only update event registered is UpdatePodLabel: the pod's own labels changed,
+            # and e.g. another pod's anti-affinity may match its old labels but not the new.
             return QueueingHint.QUEUE
-        if (modified is not None and not modified.node_name) or (original is not None and not original.node_name):
+        # A change of nodeName or nominatedNodeName comes as Add/Delete, so a pod that has
+        # either is (about to be) on a node; only a pod with neither is skipped.
+        if (modified is not None and not modified.node_name and not modified.nominated_node_name) or (
+            original is not None and not original.node_name and not original.nominated_node_name
+        ):
             # the added/updated/deleted pod is unscheduled: it doesn't make the pod schedulable
             return QueueingHint.SKIP
         terms = pod_terms(pod)
@@ -206,13 +209,13 @@ class InterPodAffinity:
         # deleted: Queue when it matched the pod's anti-affinity
         if match_all_terms(anti, original, _NO_LABELS):
             return QueueingHint.QUEUE
-        # v1.35 (kubernetes#135325): or when its own required anti-affinity matched the pod
-        deleted_anti = pod_terms(original).req_anti_affinity
-        if deleted_anti:
-            ns_labels = self._namespace_labels(pod.namespace)
-            for t in deleted_anti:
-                if t.matches(pod, ns_labels):
-                    return QueueingHint.QUEUE
+        # or when the pod matches ALL the deleted pod's required anti-affinity terms (matched
+        # without namespace labels, as podMatchesAllAffinityTerms does)
+        deleted_terms = pod_terms(original)
+        if deleted_terms.required_error:
+            return QueueingHint.QUEUE
+        if match_all_terms(deleted_terms.req_anti_affinity, pod, _NO_LABELS):
+            return QueueingHint.QUEUE
         return QueueingHint.SKIP
 
     def is_schedulable_after_node_change(self, pod: Pod, old_obj: Any, new_obj: Any) -> QueueingHint:
