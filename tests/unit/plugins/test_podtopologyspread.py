@@ -2888,6 +2888,20 @@ POD_HINT_CASES = [
         SKIP,
     ),
     _ph(
+        "delete nominated pod with labels that don't match topologySpreadConstraints selector",
+        P_FOO_ZONE,
+        upod("p2").nominated_node_name("fake-node").label("bar", "").obj(),
+        None,
+        SKIP,
+    ),
+    _ph(
+        "delete nominated pod with labels that match topologySpreadConstraints selector",
+        P_FOO_ZONE,
+        upod("p2").nominated_node_name("fake-node").label("foo", "").obj(),
+        None,
+        Q,
+    ),
+    _ph(
         "update pod's non-related label",
         P_FOO_ZONE,
         upod("p2").node("fake-node").label("foo", "").label("bar", "bar1").obj(),
@@ -3218,9 +3232,9 @@ def test_default_selector(owner_pod: dict[str, Any], objs: list[dict[str, Any]],
     assert got_constraints(cs.read(PRE_SCORE_STATE_KEY).constraints) == [C(1, HOSTNAME, want)]
 
 
-def test_empty_label_selector_counts_no_pod_like_v1_34() -> None:
-    """countPodsMatchSelector returns 0 for an empty (match-all) selector in v1.34
-    (kubernetes#116607, fixed later by kubernetes#141339): ``labelSelector: {}`` spreads nothing,
+def test_empty_label_selector_counts_no_pod_as_v1_36() -> None:
+    """countPodsMatchSelector returns 0 for an empty (match-all) selector in v1.34 and still in
+    v1.36.3 (kubernetes#116607, fixed on master after v1.36 by kubernetes#141339): ``labelSelector: {}`` spreads nothing,
     although the incoming pod still matches itself."""
     p = pod("p").label("foo", "").spread_constraint(1, "zone", DNS, sel().obj()).obj()
     pl = make_plugin(NODES_AB_XY, PODS_5, nip=True, mlk=True)
@@ -3230,6 +3244,37 @@ def test_empty_label_selector_counts_no_pod_like_v1_34() -> None:
     assert state.tp_value_to_match_num == [{"zone1": 0, "zone2": 0}]
     assert state.self_match == [1]
     assert all(pl.filter(cs, Pod(p), ni) is None for ni in pl._handle.snapshot().list())
+
+
+def test_match_label_keys_already_merged_by_the_api_server() -> None:
+    """MatchLabelKeysInPodTopologySpreadSelectorMerge (beta, on since v1.34) is API-server side:
+    pod creation appends ``key In (value)`` for each matchLabelKeys key to the labelSelector
+    (registry/core/pod/strategy.go ``applyMatchLabelKeys``), and the scheduler merges the keys
+    again. A pod as the API server stores it (from ``kubesched run``) and the same pod as written
+    (from a ``simulate`` file) count the same pods: the repeated requirement changes nothing."""
+    written = pod("p").label("foo", "a").spread_constraint(1, "zone", DNS, sel().obj(), None, None, None, ["foo"]).obj()
+    stored = (
+        pod("p")
+        .label("foo", "a")
+        .spread_constraint(
+            1,
+            "zone",
+            DNS,
+            {"matchExpressions": [{"key": "foo", "operator": "In", "values": ["a"]}]},
+            None,
+            None,
+            None,
+            ["foo"],
+        )
+        .obj()
+    )
+    counts = []
+    for p in (written, stored):
+        pl = make_plugin(NODES_AB_XY, PODS_FOO_A_5, nip=True, mlk=True)
+        cs = CycleState()
+        assert pl.pre_filter(cs, Pod(p), pl._handle.snapshot().list()) is None
+        counts.append(cs.read(PRE_FILTER_STATE_KEY).tp_value_to_match_num)
+    assert counts == [[{"zone1": 3, "zone2": 2}], [{"zone1": 3, "zone2": 2}]]
 
 
 def test_pre_filter_state_clone_is_independent() -> None:

@@ -165,9 +165,9 @@ def pod_labels_match_spread_constraints(
 def count_pods_match_selector(pods: Iterable[Pod], selector: LabelSelector, ns: str) -> int:
     """countPodsMatchSelector: pods in ``ns``, not terminating, that ``selector`` matches.
 
-    As kube-scheduler v1.34 does, an *empty* selector (``labelSelector: {}``, which matches every
-    pod) counts nothing: the early return was meant for the null selector (kubernetes#116607)
-    and was only fixed after v1.34 (kubernetes#141339).
+    As kube-scheduler v1.34 through v1.36.3 does, an *empty* selector (``labelSelector: {}``,
+    which matches every pod) counts nothing: the early return was meant for the null selector
+    (kubernetes#116607) and was only fixed on master after v1.36 (kubernetes#141339).
     """
     if selector.is_empty():
         return 0

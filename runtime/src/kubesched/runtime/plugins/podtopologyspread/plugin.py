@@ -1,5 +1,5 @@
 """PodTopologySpread: kube-scheduler's ``pkg/scheduler/framework/plugins/podtopologyspread``
-(plugin.go, filtering.go, scoring.go, common.go), ported with v1.34 semantics.
+(plugin.go, filtering.go, scoring.go, common.go), ported with v1.36 semantics.
 
 * PreFilter/Filter enforce the ``DoNotSchedule`` constraints: for each constraint,
   ``matching pods in the node's domain + (1 if the pod itself matches) - global minimum``
@@ -248,7 +248,7 @@ class PodTopologySpread:
             if self.system_defaulted
             else list(args.default_constraints)
         )
-        # Feature gates, at their v1.34 defaults (on). Unit tests switch them off to check the
+        # Feature gates, at their v1.36 defaults (on; NodeInclusionPolicyInPodTopologySpread is GA). Unit tests switch them off to check the
         # behaviour kube-scheduler keeps for a disabled gate.
         self.enable_node_inclusion_policy = True
         self.enable_match_label_keys = True
@@ -583,7 +583,7 @@ class PodTopologySpread:
     # --- EnqueueExtensions ----------------------------------------------------------------------------
     @hookimpl
     def events_to_register(self) -> list[ClusterEventWithHint]:
-        # With queueing hints (on by default in v1.34) a Pod update that adds a toleration may
+        # With queueing hints (GA since v1.34) a Pod update that adds a toleration may
         # help a constraint with nodeTaintsPolicy: Honor, so UpdatePodToleration is registered.
         pod_actions = (
             ActionType.ADD
@@ -689,10 +689,13 @@ class PodTopologySpread:
 
 
 def _involved_in_topology_spreading(incoming: Pod, pod_with_spreading: Pod) -> bool:
-    """involvedInTopologySpreading: the pod itself, or an assigned pod in its namespace."""
-    return _uid(incoming) == _uid(pod_with_spreading) or (
-        incoming.node_name != "" and incoming.namespace == pod_with_spreading.namespace
-    )
+    """involvedInTopologySpreading (v1.36): the pod itself, or a pod in its namespace that is
+    assigned or nominated to a node."""
+    if _uid(incoming) == _uid(pod_with_spreading):
+        return True
+    if incoming.node_name == "" and incoming.nominated_node_name == "":
+        return False
+    return incoming.namespace == pod_with_spreading.namespace
 
 
 def _topology_key_labels_changed(
