@@ -155,8 +155,31 @@ def case(
     want_pre: Status | None = None,
     extra_claims: tuple[dict[str, Any], ...] = (),
     va_count: int = 0,
+    go_test: str = "TestCSILimits",
 ) -> Any:
-    return pytest.param(new_pod, existing, max_vols, drivers, limit_source, want, want_pre, list(extra_claims), va_count, id=f"TestCSILimits/{test}")
+    return pytest.param(new_pod, existing, max_vols, drivers, limit_source, want, want_pre, list(extra_claims), va_count, id=f"{go_test}/{test}")
+
+
+def _csi_driver(name: str, prevent_if_missing: bool) -> dict[str, Any]:
+    return {
+        "apiVersion": "storage.k8s.io/v1",
+        "kind": "CSIDriver",
+        "metadata": {"name": name},
+        "spec": {"preventPodSchedulingIfMissing": prevent_if_missing},
+    }
+
+
+def _unannotated(cn: dict[str, Any]) -> dict[str, Any]:
+    return {**cn, "metadata": {"name": NODE_NAME}}
+
+
+def _va_of(pv: str, attacher: str = EBS) -> dict[str, Any]:
+    return {
+        "apiVersion": "storage.k8s.io/v1",
+        "kind": "VolumeAttachment",
+        "metadata": {"name": f"va-{pv}"},
+        "spec": {"nodeName": NODE_NAME, "attacher": attacher, "source": {"persistentVolumeName": pv}},
+    }
 
 
 CASES = [
@@ -202,7 +225,55 @@ CASES = [
          Status.unresolvable('looking up PVC test/abc-xyz: persistentvolumeclaim "abc-xyz" not found')),
     case("don't skip Filter when the pod has inline migratable volumes", INLINE_CM_SECRET, [IN_TREE_TWO], 2, [AWS_IN_TREE, EBS], "csinode",
          EXCEEDED),
+    # VolumeLimitScaling is alpha in v1.36 (off): a CSIDriver's preventPodSchedulingIfMissing
+    # does not reject a node whose CSINode lacks the driver.
+    case("gate disabled - skip driver presence check (regardless of CSIDriver presence)", EBS_ONE, [], 0, [EBS], "no-csi-driver",
+         extra_claims=(_csi_driver(EBS, True),), go_test="TestVolumeLimitScalingGate"),
 ]
+
+
+def _run_filter(new_pod: dict[str, Any], existing: list[dict[str, Any]], objects: list[dict[str, Any]]) -> Status | None:
+    node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": NODE_NAME}, "status": {"allocatable": {}}}
+    pods = [{**p, "spec": {**p["spec"], "nodeName": NODE_NAME}} for p in existing]
+    sc = {"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": SC_NAME}, "provisioner": EBS}
+    handle = make_handle([node], pods, [*objects, sc])
+    pl = build_plugin(NodeVolumeLimits, None, handle)
+    state = CycleState()
+    p = Pod(new_pod)
+    assert pl.pre_filter(state, p, handle.snapshot().list()) is None
+    return pl.filter(state, p, handle.snapshot().get(NODE_NAME))
+
+
+def test_in_tree_volumes_counted_without_migrated_plugins_annotation() -> None:
+    """v1.36 isCSIMigrationOn: a CSINode is enough; the migrated-plugins annotation (read by
+    v1.34 for Portworx, and by kubesched for all five) is not consulted."""
+    cn = _unannotated(csi_node("csinode", 2, [AWS_IN_TREE, EBS]))  # type: ignore[arg-type]
+    objects = [*fake_pvs([AWS_IN_TREE, EBS]), *fake_pvcs([AWS_IN_TREE, EBS]), cn]
+    assert _run_filter(IN_TREE_ONE, [IN_TREE_TWO], objects) == EXCEEDED
+    assert _run_filter(IN_TREE_INLINE, [IN_TREE_TWO], objects) == EXCEEDED
+    px = vol_pod({"portworxVolume": {"volumeID": "px-1"}}, {"portworxVolume": {"volumeID": "px-2"}}, name="px")
+    px_new = vol_pod({"portworxVolume": {"volumeID": "px-3"}}, name="px-new")
+    px_node = _unannotated(csi_node("csinode", 2, ["pxd.portworx.com"]))  # type: ignore[arg-type]
+    assert _run_filter(px_new, [px], [px_node]) == EXCEEDED
+    assert _run_filter(px_new, [], [px_node]) is None
+
+
+def test_volume_attachments_add_to_existing_pods_volumes() -> None:
+    """csi.go Filter: a VolumeAttachment counts unless an existing pod's volume is the same one
+    (``attacher/volumeHandle``); it adds to the pods' volumes, not max(pods, attachments)."""
+    objects = [*fake_pvs([EBS]), *fake_pvcs([EBS]), csi_node("csinode", 3, [EBS])]
+    # pods: csi-...-1, csi-...-2; attachment: csi-...-0 -> 3 in use, the new csi-...-3 exceeds 3
+    assert _run_filter(RUNNING, [EBS_TWO], [*objects, _va_of("csi-ebs.csi.aws.com-0")]) == EXCEEDED
+    # attachments of the pods' own volumes are not counted twice
+    assert _run_filter(RUNNING, [EBS_TWO], [*objects, _va_of("csi-ebs.csi.aws.com-1"), _va_of("csi-ebs.csi.aws.com-2")]) is None
+
+
+def test_volume_attachments_without_a_csi_pv_do_not_count() -> None:
+    """getNodeVolumeAttachmentInfo skips a VolumeAttachment whose PV is missing or not CSI."""
+    objects = [*fake_pvs([EBS, AWS_IN_TREE]), *fake_pvcs([EBS]), csi_node("csinode", 1, [EBS])]
+    assert _run_filter(EBS_ONE, [], [*objects, _va_of("missing-pv")]) is None
+    assert _run_filter(EBS_ONE, [], [*objects, _va_of("csi-kubernetes.io/aws-ebs-0")]) is None
+    assert _run_filter(EBS_ONE, [], [*objects, _va_of("csi-ebs.csi.aws.com-1")]) == EXCEEDED
 
 
 @pytest.mark.parametrize("new_pod,existing,max_vols,drivers,limit_source,want,want_pre,extra_claims,va_count", CASES)

@@ -1,27 +1,28 @@
 """NodeVolumeLimits: kube-scheduler's CSI volume limits plugin (``CSILimits``), ported.
 
-Followed: ``pkg/scheduler/framework/plugins/nodevolumelimits/{csi.go,utils.go}`` of
-kubernetes/kubernetes (stored ``csi.go`` 113b12c6 with PreFilter and queueing hints, and the
-newer ``csi_test.go`` that also counts VolumeAttachments and hints on their deletion), and
+Followed: ``pkg/scheduler/framework/plugins/nodevolumelimits/{csi.go,utils.go,csi_manager.go}``
+and ``csi_test.go`` of kubernetes v1.36.3 (v1.36 semantics), and
 ``pkg/volume/util.GetCSIAttachLimitKey``.
 
-The node's limit per CSI driver is ``CSINode.spec.drivers[].allocatable.count`` (or a node
-allocatable ``attachable-volumes-*`` resource). Filter counts the unique volumes
-(``driver/volumeHandle``) of the pods on the node and the pod's new ones per driver, and
-rejects the node with ``node(s) exceed max volume count`` (Unschedulable) past the limit. An
-unbound claim is counted through its StorageClass' provisioner with a per-claim handle.
+The node's limit per CSI driver is ``CSINode.spec.drivers[].allocatable.count`` (kubesched also
+reads a node allocatable ``attachable-volumes-*`` resource, which kube-scheduler no longer
+does). Filter counts the unique volumes (``driver/volumeHandle``) of the pods on the node plus
+the node's VolumeAttachments of CSI PersistentVolumes that no existing pod uses, and the pod's
+new ones per driver, and rejects the node with ``node(s) exceed max volume count``
+(Unschedulable) past the limit. An unbound claim is counted through its StorageClass'
+provisioner with a per-claim handle.
 
-Simplifications:
+v1.36 changes ported: in-tree volumes of the five migrated plugins (AWS EBS, GCE PD, Azure
+Disk, Cinder, Portworx) count under their CSI driver whenever the node has a CSINode (the
+``migrated-plugins`` annotation is no longer read). Not ported: the alpha VolumeLimitScaling
+gate (off at v1.36.3: ``<driver> CSI driver is not installed on the node`` for a CSIDriver with
+``preventPodSchedulingIfMissing``), and ``SignPod`` (kubesched's ``sign_pod`` covers results
+that depend on the node alone; this one reads PVCs, PVs and VolumeAttachments).
 
-* in-tree -> CSI translation (csi-translation-lib) is reduced to what counting needs: the
-  migratable in-tree sources (AWS EBS, GCE PD, Azure Disk, Cinder, Portworx) are counted
-  under their CSI driver when the CSINode lists the plugin as migrated, with the volume
-  handle the translator would produce for AWS EBS, Azure Disk, Cinder and Portworx and a
-  ``projects/UNSPECIFIED/zones/<zone>/disks/<pd>`` handle for GCE PD (regional disks are not
-  told apart);
-* VolumeAttachments on the node count towards a driver's limit as
-  ``max(volumes of pods, VolumeAttachments)`` per driver — reconstructed from
-  ``csi_test.go``, whose ``csi.go`` is not in the reference copy.
+Simplification: in-tree -> CSI translation (csi-translation-lib) is reduced to what counting
+needs: the volume handle the translator would produce for AWS EBS, Azure Disk, Cinder and
+Portworx and a ``projects/UNSPECIFIED/zones/<zone>/disks/<pd>`` handle for GCE PD (regional
+disks are not told apart).
 """
 
 from __future__ import annotations
@@ -47,7 +48,6 @@ from kubesched.sdk import (
 )
 
 from ..volumebinding.storage_helpers import (
-    ANN_MIGRATED_PLUGINS,
     PV_API,
     STORAGE_API,
     ObjectCache,
@@ -97,7 +97,7 @@ _CSI_DRIVERS = {
     VSPHERE: "csi.vsphere.vmware.com",
     PORTWORX: "pxd.portworx.com",
 }
-#: utils.go isCSIMigrationOn: the plugins whose migration is on (all GA or default-on in v1.34)
+#: utils.go isCSIMigrationOn: the plugins whose migration is on (v1.36: all five always)
 _MIGRATION_ON = frozenset({AWS_EBS, GCE_PD, AZURE_DISK, CINDER, PORTWORX})
 
 
@@ -123,14 +123,11 @@ def is_inline_migratable(vol: Mapping[str, Any]) -> bool:
 
 
 def is_csi_migration_on(csi_node: Mapping[str, Any] | None, plugin: str) -> bool:
-    """isCSIMigrationOn: migration is on for the plugin and the CSINode lists it as migrated."""
-    if csi_node is None or not plugin or plugin not in _MIGRATION_ON:
-        return False
-    ann = meta(csi_node).get("annotations")
-    if ann is None:
-        return False
-    mpa = str(ann.get(ANN_MIGRATED_PLUGINS) or "")
-    return plugin in (mpa.split(",") if mpa else [])
+    """isCSIMigrationOn (v1.36 ``utils.go``): the node has a CSINode and the plugin is one of
+    the migrated five (AWS EBS, GCE PD, Azure Disk, Cinder, Portworx). The CSINode's
+    ``storage.alpha.kubernetes.io/migrated-plugins`` annotation is not read (v1.34 read it for
+    Portworx; v1.36 dropped the check with the CSIMigrationPortworx gate)."""
+    return csi_node is not None and plugin in _MIGRATION_ON
 
 
 def _translated_handle(plugin: str, src: Mapping[str, Any], pv_labels: Mapping[str, str] | None) -> str:
@@ -335,14 +332,11 @@ class NodeVolumeLimits:
             # Don't count a volume used by several pods more than once.
             new_volumes.pop(unique_name, None)
             attached_count[key] = attached_count.get(key, 0) + 1
-        va_count: dict[str, int] = {}
-        for va in s.volume_attachments(node.name):
-            attacher = str((va.get("spec") or {}).get("attacher") or "")
-            if attacher:
-                k = get_csi_attach_limit_key(attacher)
-                va_count[k] = va_count.get(k, 0) + 1
-        for k, n in va_count.items():
-            attached_count[k] = max(attached_count.get(k, 0), n)
+        # getNodeVolumeAttachmentInfo: the node's VolumeAttachments of CSI PVs, each counted
+        # unless an existing pod's volume is the same one.
+        for unique_name, key in self._node_volume_attachments(s, node.name).items():
+            if unique_name not in attached:
+                attached_count[key] = attached_count.get(key, 0) + 1
         new_count: dict[str, int] = {}
         for key in new_volumes.values():
             new_count[key] = new_count.get(key, 0) + 1
@@ -351,6 +345,28 @@ class NodeVolumeLimits:
             if limit is not None and attached_count.get(key, 0) + count > limit:
                 return Status.unschedulable(ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED)
         return None
+
+    @staticmethod
+    def _node_volume_attachments(s: _State, node_name: str) -> dict[str, str]:
+        """getNodeVolumeAttachmentInfo: ``attacher/volumeHandle`` -> limit key for the node's
+        VolumeAttachments that name an attacher and a PersistentVolume that exists and is CSI."""
+        out: dict[str, str] = {}
+        for va in s.volume_attachments(node_name):
+            spec = va.get("spec") or {}
+            attacher = str(spec.get("attacher") or "")
+            if not attacher:
+                continue
+            pv_name = (spec.get("source") or {}).get("persistentVolumeName")
+            if pv_name is None:
+                continue
+            pv = s.pv(str(pv_name))
+            if pv is None:
+                continue
+            csi = (pv.get("spec") or {}).get("csi")
+            if csi is None:
+                continue
+            out[f"{attacher}/{csi.get('volumeHandle') or ''}"] = get_csi_attach_limit_key(attacher)
+        return out
 
     def _filter_attachable_volumes(
         self, s: _State, pod: Pod, csi_node: dict[str, Any] | None, new_pod: bool, result: dict[str, str]
