@@ -3,8 +3,10 @@
 ``requested_to_capacity_ratio_test.go`` and ``resource_allocation_test.go``.
 
 As in Go, the args are built without the v1 defaulting (``NewFit`` gets the internal config), so a
-weight of 0 or an empty resource list reaches validation / scoring as written. Cases that need
-DRAExtendedResource (alpha, off in v1.34, not ported) are left out.
+weight of 0 or an empty resource list reaches validation / scoring as written. The v1.36 tables;
+cases that need DRA objects (DRAExtendedResource: DeviceClasses, ResourceSlices, ResourceClaims,
+which kubesched does not model) are left out, and so are the device/node match cache tests of
+``resource_allocation_test.go`` (the DRA code's caches).
 """
 
 from __future__ import annotations
@@ -759,27 +761,54 @@ def test_resource_allocation_scorer_calculate_requests(pod, expected):
         assert scorer.calculate_pod_resource_request(Pod(pod), name) == want
 
 
-# TestCalculateResourceAllocatableRequest ------------------------------------------------------
+# TestCalculateResourceAllocatableRequest (v1.36: allocatable and allocated, without the pod) ---
+_DEVICE_PLUGIN_NODE = (
+    make_node().name("resource-node").capacity({"extended.resource.dra.io/something": "4"}).obj()
+)
+
+
 @pytest.mark.parametrize(
-    ("node", "pod_request", "expected"),
+    ("node", "expected"),
     [
         pytest.param(
-            make_node()
-            .name("resource-node")
-            .capacity({"extended.resource.dra.io/something": "4"})
-            .obj(),
-            1,
-            (4, 1),
+            _DEVICE_PLUGIN_NODE,
+            (4, 0),
             id="TestCalculateResourceAllocatableRequest/device-plugin-resource-feature-disabled",
+        ),
+        # DRAExtendedResource on: a resource the node's allocatable has is never looked up in DRA
+        pytest.param(
+            _DEVICE_PLUGIN_NODE,
+            (4, 0),
+            id="TestCalculateResourceAllocatableRequest/device-plugin-resource-feature-enabled",
         ),
     ],
 )
-def test_calculate_resource_allocatable_request(node, pod_request, expected):
+def test_calculate_resource_allocatable_request(node, expected):
     scorer = ResourceAllocationScorer("", least_resource_scorer([]), [])
     ni = NodeInfo(Node(node))
     assert (
-        scorer.calculate_resource_allocatable_request(
-            ni, "extended.resource.dra.io/something", pod_request
-        )
+        scorer.calculate_resource_allocatable_request(ni, "extended.resource.dra.io/something")
         == expected
     )
+
+
+# beyond the Go tests: calculateNodeAllocatableRequest ----------------------------------------
+def test_calculate_node_allocatable_request():
+    """(requested, allocated, allocatable) per resource: requested = allocated + the pod's request;
+    a scalar resource the pod does not request, and a resource the node lacks, stay 0."""
+    resources = [
+        ResourceSpec("cpu", 1),
+        ResourceSpec("memory", 1),
+        ResourceSpec("example.com/gpu", 1),
+        ResourceSpec("example.com/fpga", 1),
+        ResourceSpec("ephemeral-storage", 1),
+    ]
+    scorer = ResourceAllocationScorer("", least_resource_scorer(resources), resources, use_requested=True)
+    n = make_node().name("n").capacity({"cpu": "4", "memory": "8", "example.com/gpu": "2"}).obj()
+    running = make_pod().node("n").req({"cpu": "1", "memory": "2", "example.com/gpu": "1"}).obj()
+    ni = NodeInfo(Node(n))
+    ni.add_pod(Pod(running))
+    got = scorer.calculate_node_allocatable_request(ni, [500, 1, 1, 1, 0])
+    assert got == ([1500, 3, 2, 0, 0], [1000, 2, 1, 0, 0], [4000, 8, 2, 0, 0])
+    # without the gpu request the gpu is left out
+    assert scorer.calculate_node_allocatable_request(ni, [500, 1, 0, 0, 0])[2] == [4000, 8, 0, 0, 0]

@@ -1,16 +1,19 @@
-"""NodeResourcesBalancedAllocation: favour nodes whose resource utilizations stay close together.
+"""NodeResourcesBalancedAllocation: favour nodes whose resource utilizations the pod brings closer
+together.
 
-A port of kube-scheduler's ``noderesources/balanced_allocation.go`` (v1.34; see the package
+A port of kube-scheduler's ``noderesources/balanced_allocation.go`` (v1.36; see the package
 docstring). For the configured resources (default cpu and memory) it computes each utilization
-fraction ``(requested on node + pod's request) / allocatable`` (capped at 1, resources the node
-lacks or scalar resources the pod does not request left out) and scores
-``int((1 - std) * MaxNodeScore)``, where std is ``|f1 - f2| / 2`` for two resources and the
-population standard deviation for more. Requests are the pods' real requests (``useRequested``),
-not the 100m/200Mi defaults.
+fraction ``requested / allocatable`` (capped at 1, resources the node lacks or scalar resources the
+pod does not request left out) and the balance ``int((1 - std) * MaxNodeScore)``, where std is
+``|f1 - f2| / 2`` for two resources and the population standard deviation for more, once with the
+pod (requested on the node + the pod's request) and once without it. Since v1.36 the score is the
+change the pod makes: ``50 + (50 + with pod - without pod) / 2`` (int64, truncating), in [50, 100].
+Requests are the pods' real requests (``useRequested``), not the 100m/200Mi defaults.
 
 PreScore returns Skip for a pod that requests none of the resources (best-effort pods would all
 score alike and pile onto one node; kubernetes#129138). The plugin has no EnqueueExtensions, as in
-Go: it never rejects a pod.
+Go: it never rejects a pod. Go's v1.36 SignPod signs the pod's resource requests, and refuses to sign
+a pod whose extended resources a DeviceClass serves (DRAExtendedResource, not modelled here).
 """
 
 from __future__ import annotations
@@ -26,7 +29,14 @@ from .features import DEFAULT_FEATURES, Features
 from .pod_requests import resources_signature
 from .resource_allocation import ResourceAllocationScorer
 
-__all__ = ["NAME", "PRE_SCORE_STATE_KEY", "BalancedAllocation", "balanced_resource_scorer"]
+__all__ = [
+    "NAME",
+    "PRE_SCORE_STATE_KEY",
+    "BalancedAllocation",
+    "balanced_pair_scorer",
+    "balanced_resource_score",
+    "balanced_resource_scorer",
+]
 
 NAME = "NodeResourcesBalancedAllocation"
 PRE_SCORE_STATE_KEY = "PreScore" + NAME
@@ -44,8 +54,9 @@ class _PreScoreState(StateData):
         return self
 
 
-def balanced_resource_scorer(requested: list[int], allocatable: list[int]) -> int:
-    """balancedResourceScorer: (1 - standard deviation of the utilization fractions) * 100."""
+def balanced_resource_score(requested: Sequence[int], allocatable: Sequence[int]) -> int:
+    """balancedResourceScore: (1 - standard deviation of the utilization fractions) * 100, in
+    [50, 100]."""
     fractions: list[float] = []
     total = 0.0
     for i in range(len(requested)):
@@ -68,6 +79,48 @@ def balanced_resource_scorer(requested: list[int], allocatable: list[int]) -> in
             s = s + (f - mean) * (f - mean)
         std = math.sqrt(s / n)
     return int((1 - std) * float(MAX_NODE_SCORE))
+
+
+def _improvement(score_with_pod: int, score_without_pod: int) -> int:
+    """``MaxNodeScore/2 + (MaxNodeScore/2 + with - without) / 2`` in int64 arithmetic (the
+    division truncates toward zero)."""
+    d = _HALF + score_with_pod - score_without_pod
+    return _HALF + (d // 2 if d >= 0 else -(-d // 2))
+
+
+_HALF = MAX_NODE_SCORE // 2
+
+
+def balanced_resource_scorer(requested: list[int], allocated: list[int], allocatable: list[int]) -> int:
+    """balancedResourceScorer (v1.36): the change the pod makes to the node's balance. Both
+    balance scores are in [50, 100], their difference in [-50, 50]; the result is in [50, 100]:
+    about 75 when the pod changes little, towards 100 when it improves the balance, towards 50
+    when it worsens it."""
+    return _improvement(
+        balanced_resource_score(requested, allocatable), balanced_resource_score(allocated, allocatable)
+    )
+
+
+def _pair_score(f0: float, f1: float) -> int:
+    # balancedResourceScore of two fractions (each already capped at 1)
+    return int((1 - abs((f0 - f1) / 2)) * float(MAX_NODE_SCORE))
+
+
+def balanced_pair_scorer(r0: int, r1: int, u0: int, u1: int, a0: int, a1: int) -> int:
+    """:func:`balanced_resource_scorer` for (cpu, memory) on ints (the hot path; no lists)."""
+    if a0 and a1:
+        fa0 = float(a0)
+        fa1 = float(a1)
+        f0 = float(r0) / fa0
+        f1 = float(r1) / fa1
+        with_pod = _pair_score(f0 if f0 <= 1 else 1.0, f1 if f1 <= 1 else 1.0)
+        f0 = float(u0) / fa0
+        f1 = float(u1) / fa1
+        without_pod = _pair_score(f0 if f0 <= 1 else 1.0, f1 if f1 <= 1 else 1.0)
+        d = _HALF + with_pod - without_pod
+        return _HALF + (d // 2 if d >= 0 else -(-d // 2))
+    # one fraction or none: std 0 with and without the pod
+    return _improvement(MAX_NODE_SCORE, MAX_NODE_SCORE)
 
 
 class BalancedAllocation:
@@ -95,9 +148,13 @@ class BalancedAllocation:
             NAME,
             balanced_resource_scorer,
             self.resources,
+            pair_scorer=balanced_pair_scorer,
             use_requested=True,
             enable_in_place_pod_vertical_scaling=self.features.enable_in_place_pod_vertical_scaling,
             enable_pod_level_resources=self.features.enable_pod_level_resources,
+            enable_in_place_pod_level_resources_vertical_scaling=(
+                self.features.enable_in_place_pod_level_resources_vertical_scaling
+            ),
         )
 
     @hookimpl

@@ -49,15 +49,18 @@ from .args import (
     NodeResourcesFitArgs,
 )
 from .features import DEFAULT_FEATURES, Features
-from .least_allocated import least_resource_scorer
-from .most_allocated import most_resource_scorer
+from .least_allocated import least_pair_scorer, least_resource_scorer
+from .most_allocated import most_pair_scorer, most_resource_scorer
 from .pod_requests import (
     compute_pod_resource_request,
     is_extended_resource_name,
     pod_requests,
     resources_signature,
 )
-from .requested_to_capacity_ratio import requested_to_capacity_ratio_scorer
+from .requested_to_capacity_ratio import (
+    requested_to_capacity_ratio_pair_scorer,
+    requested_to_capacity_ratio_scorer,
+)
 from .resource_allocation import ResourceAllocationScorer
 
 __all__ = [
@@ -290,12 +293,22 @@ def _strategy(args: NodeResourcesFitArgs) -> ResourceAllocationScorer:
     if s is None:
         raise ValueError("scoring strategy not specified")
     resources = s.resources
+    # the (cpu, memory) form of the strategy, for the straight-line path
+    pair = len(resources) == 2
     if s.type == LEAST_ALLOCATED:
         return ResourceAllocationScorer(
-            LEAST_ALLOCATED, least_resource_scorer(resources), resources
+            LEAST_ALLOCATED,
+            least_resource_scorer(resources),
+            resources,
+            pair_scorer=least_pair_scorer(resources) if pair else None,
         )
     if s.type == MOST_ALLOCATED:
-        return ResourceAllocationScorer(MOST_ALLOCATED, most_resource_scorer(resources), resources)
+        return ResourceAllocationScorer(
+            MOST_ALLOCATED,
+            most_resource_scorer(resources),
+            resources,
+            pair_scorer=most_pair_scorer(resources) if pair else None,
+        )
     if s.type == REQUESTED_TO_CAPACITY_RATIO:
         shape = (
             s.requested_to_capacity_ratio.shape if s.requested_to_capacity_ratio is not None else []
@@ -304,6 +317,7 @@ def _strategy(args: NodeResourcesFitArgs) -> ResourceAllocationScorer:
             REQUESTED_TO_CAPACITY_RATIO,
             requested_to_capacity_ratio_scorer(resources, shape),
             resources,
+            pair_scorer=requested_to_capacity_ratio_pair_scorer(resources, shape) if pair else None,
         )
     raise ValueError(f"scoring strategy {s.type} is not supported")
 

@@ -11,14 +11,19 @@ from collections.abc import Sequence
 from kubesched.sdk import MAX_NODE_SCORE
 
 from .args import ResourceSpec
-from .resource_allocation import Scorer, weighted_scorer
+from .resource_allocation import PairScorer, Scorer, weighted_pair_scorer, weighted_scorer
 
-__all__ = ["least_requested_score", "least_resource_scorer"]
+__all__ = ["least_pair_scorer", "least_requested_score", "least_resource_scorer"]
 
 
 def least_resource_scorer(resources: Sequence[ResourceSpec]) -> Scorer:
     """leastResourceScorer."""
     return weighted_scorer([r.weight for r in resources], least_requested_score)
+
+
+def least_pair_scorer(resources: Sequence[ResourceSpec]) -> PairScorer:
+    """leastResourceScorer for the resources (cpu, memory), on ints."""
+    return weighted_pair_scorer([r.weight for r in resources], least_requested_score)
 
 
 def least_requested_score(requested: int, capacity: int) -> int:

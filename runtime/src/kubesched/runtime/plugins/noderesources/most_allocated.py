@@ -12,14 +12,19 @@ from collections.abc import Sequence
 from kubesched.sdk import MAX_NODE_SCORE
 
 from .args import ResourceSpec
-from .resource_allocation import Scorer, weighted_scorer
+from .resource_allocation import PairScorer, Scorer, weighted_pair_scorer, weighted_scorer
 
-__all__ = ["most_requested_score", "most_resource_scorer"]
+__all__ = ["most_pair_scorer", "most_requested_score", "most_resource_scorer"]
 
 
 def most_resource_scorer(resources: Sequence[ResourceSpec]) -> Scorer:
     """mostResourceScorer."""
     return weighted_scorer([r.weight for r in resources], most_requested_score)
+
+
+def most_pair_scorer(resources: Sequence[ResourceSpec]) -> PairScorer:
+    """mostResourceScorer for the resources (cpu, memory), on ints."""
+    return weighted_pair_scorer([r.weight for r in resources], most_requested_score)
 
 
 def most_requested_score(requested: int, capacity: int) -> int:

@@ -10,17 +10,18 @@ rounded half away from zero (Go's ``math.Round``).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from kubesched.sdk import MAX_NODE_SCORE
 
 from .args import MAX_CUSTOM_PRIORITY_SCORE, ResourceSpec, UtilizationShapePoint
-from .resource_allocation import Scorer
+from .resource_allocation import PairScorer, Scorer
 from .shape import FunctionShapePoint, build_broken_linear_function
 
 __all__ = [
     "MAX_UTILIZATION",
     "build_requested_to_capacity_ratio_scorer_function",
+    "requested_to_capacity_ratio_pair_scorer",
     "requested_to_capacity_ratio_scorer",
 ]
 
@@ -36,12 +37,8 @@ def _go_round(x: float) -> int:
     return r if x >= 0 else -r
 
 
-def build_requested_to_capacity_ratio_scorer_function(
-    scoring_function_shape: Sequence[FunctionShapePoint], resources: Sequence[ResourceSpec]
-) -> Scorer:
-    """buildRequestedToCapacityRatioScorerFunction."""
+def _resource_scoring_function(scoring_function_shape: Sequence[FunctionShapePoint]) -> Callable[[int, int], int]:
     raw_scoring_function = build_broken_linear_function(scoring_function_shape)
-    weights = tuple(r.weight for r in resources)
 
     def resource_scoring_function(requested: int, capacity: int) -> int:
         if capacity == 0 or requested > capacity:
@@ -49,7 +46,17 @@ def build_requested_to_capacity_ratio_scorer_function(
         # requested >= 0 and capacity > 0 here, so floor division is Go's truncation
         return raw_scoring_function(requested * MAX_UTILIZATION // capacity)
 
-    def scorer(requested: list[int], allocatable: list[int]) -> int:
+    return resource_scoring_function
+
+
+def build_requested_to_capacity_ratio_scorer_function(
+    scoring_function_shape: Sequence[FunctionShapePoint], resources: Sequence[ResourceSpec]
+) -> Scorer:
+    """buildRequestedToCapacityRatioScorerFunction (the scorer ignores ``allocated``)."""
+    resource_scoring_function = _resource_scoring_function(scoring_function_shape)
+    weights = tuple(r.weight for r in resources)
+
+    def scorer(requested: list[int], allocated: list[int], allocatable: list[int]) -> int:
         node_score = weight_sum = 0
         for i in range(len(requested)):
             if allocatable[i] == 0:
@@ -66,10 +73,39 @@ def build_requested_to_capacity_ratio_scorer_function(
     return scorer
 
 
+def _scaled(shape: Sequence[UtilizationShapePoint]) -> list[FunctionShapePoint]:
+    scale = MAX_NODE_SCORE // MAX_CUSTOM_PRIORITY_SCORE
+    return [FunctionShapePoint(int(p.utilization), int(p.score) * scale) for p in shape]
+
+
 def requested_to_capacity_ratio_scorer(
     resources: Sequence[ResourceSpec], shape: Sequence[UtilizationShapePoint]
 ) -> Scorer:
     """requestedToCapacityRatioScorer: scales the shape's scores to the node score range."""
-    scale = MAX_NODE_SCORE // MAX_CUSTOM_PRIORITY_SCORE
-    points = [FunctionShapePoint(int(p.utilization), int(p.score) * scale) for p in shape]
-    return build_requested_to_capacity_ratio_scorer_function(points, resources)
+    return build_requested_to_capacity_ratio_scorer_function(_scaled(shape), resources)
+
+
+def requested_to_capacity_ratio_pair_scorer(
+    resources: Sequence[ResourceSpec], shape: Sequence[UtilizationShapePoint]
+) -> PairScorer:
+    """:func:`requested_to_capacity_ratio_scorer` for the resources (cpu, memory), on ints."""
+    resource_scoring_function = _resource_scoring_function(_scaled(shape))
+    w0, w1 = (r.weight for r in resources)
+
+    def scorer(r0: int, r1: int, u0: int, u1: int, a0: int, a1: int) -> int:
+        node_score = weight_sum = 0
+        if a0:
+            s = resource_scoring_function(r0, a0)
+            if s > 0:
+                node_score = s * w0
+                weight_sum = w0
+        if a1:
+            s = resource_scoring_function(r1, a1)
+            if s > 0:
+                node_score += s * w1
+                weight_sum += w1
+        if weight_sum == 0:
+            return 0
+        return _go_round(node_score / weight_sum)
+
+    return scorer

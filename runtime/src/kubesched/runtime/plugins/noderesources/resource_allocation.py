@@ -1,16 +1,24 @@
-"""kube-scheduler's ``noderesources/resource_allocation.go``: the scorer shared by
+"""kube-scheduler's ``noderesources/resource_allocation.go`` (v1.36): the scorer shared by
 NodeResourcesFit (its scoring strategies) and NodeResourcesBalancedAllocation.
 
-For each configured resource it takes the node's allocatable amount and the amount requested on
-the node plus the pod's request, skipping resources the node does not have (allocatable 0) and
-scalar resources the pod does not request, and hands both lists to the strategy's scorer.
+For each configured resource it takes the node's allocatable amount and the amount already
+requested on the node (``allocated``), skipping resources the node does not have (allocatable 0)
+and scalar resources the pod does not request, and hands three lists to the strategy's scorer:
+``requested`` (allocated plus the pod's request), ``allocated`` and ``allocatable``
+(``calculateNodeAllocatableRequest``). Since v1.36 the scorer sees the node without the pod too;
+BalancedAllocation uses it, the Fit strategies ignore it.
 
 ``useRequested`` picks ``NodeInfo.requested`` (BalancedAllocation) or
 ``NodeInfo.non_zero_requested`` (Fit: pods without requests count 100m CPU / 200Mi memory) for cpu
 and memory; ephemeral-storage and scalar resources always use ``requested``.
 
-The v1.34 DRA extended-resource branch (allocatable 0 and DRAExtendedResource on) is not ported:
-the gate is alpha and off in v1.34.
+The common configuration (exactly cpu and memory) runs a straight-line path: a strategy may give a
+:data:`PairScorer`, the same arithmetic on six ints, so no list is built per node.
+
+Not ported: the DRAExtendedResource branch (beta and on by default in v1.36, but it only counts
+devices of DeviceClasses with an extended resource name from ResourceSlices and ResourceClaims,
+which kubesched does not model; with no such DeviceClass Go takes the same path as here) and
+``scorePlacement`` (TopologyAwareWorkloadScheduling, alpha, off).
 """
 
 from __future__ import annotations
@@ -23,19 +31,24 @@ from kubesched.sdk import Code, NodeInfo, Pod, Status, is_scalar_resource
 from .args import ResourceSpec
 from .pod_requests import pod_requests, quantity_value
 
-__all__ = ["ResourceAllocationScorer", "Scorer", "weighted_scorer"]
+__all__ = ["PairScorer", "ResourceAllocationScorer", "Scorer", "weighted_pair_scorer", "weighted_scorer"]
 
-#: ``scorer(requested, allocatable) -> score``; lists are in the order of the configured resources.
-Scorer = Callable[[list[int], list[int]], int]
+#: ``scorer(requested, allocated, allocatable) -> score``: lists in the order of the configured
+#: resources; ``requested`` includes the pod, ``allocated`` is the node without it.
+Scorer = Callable[[list[int], list[int], list[int]], int]
+#: The same for the resources (cpu, memory), as ints:
+#: ``(requested cpu, requested memory, allocated cpu, allocated memory, allocatable cpu,
+#: allocatable memory) -> score``.
+PairScorer = Callable[[int, int, int, int, int, int], int]
 
 
 def weighted_scorer(weights: Sequence[int], resource_score: Callable[[int, int], int]) -> Scorer:
     """The weighted mean of ``resource_score(requested, capacity)`` over the resources the node
     has (capacity > 0), in int64 arithmetic: the shape of leastResourceScorer and
-    mostResourceScorer."""
+    mostResourceScorer (they ignore ``allocated``)."""
     weights = tuple(weights)
 
-    def scorer(requested: list[int], allocatable: list[int]) -> int:
+    def scorer(requested: list[int], allocated: list[int], allocatable: list[int]) -> int:
         node_score = weight_sum = 0
         for i in range(len(requested)):
             capacity = allocatable[i]
@@ -44,6 +57,25 @@ def weighted_scorer(weights: Sequence[int], resource_score: Callable[[int, int],
             weight = weights[i]
             node_score += resource_score(requested[i], capacity) * weight
             weight_sum += weight
+        if weight_sum == 0:
+            return 0
+        return node_score // weight_sum
+
+    return scorer
+
+
+def weighted_pair_scorer(weights: Sequence[int], resource_score: Callable[[int, int], int]) -> PairScorer:
+    """:func:`weighted_scorer` for (cpu, memory) as a :data:`PairScorer`."""
+    w0, w1 = weights
+
+    def scorer(r0: int, r1: int, u0: int, u1: int, a0: int, a1: int) -> int:
+        node_score = weight_sum = 0
+        if a0:
+            node_score = resource_score(r0, a0) * w0
+            weight_sum = w0
+        if a1:
+            node_score += resource_score(r1, a1) * w1
+            weight_sum += w1
         if weight_sum == 0:
             return 0
         return node_score // weight_sum
@@ -61,15 +93,26 @@ def _kind(name: str) -> int:
     return _SCALAR if is_scalar_resource(name) else _OTHER
 
 
+def _pair_from(scorer: Scorer) -> PairScorer:
+    """A :data:`PairScorer` calling a list scorer (for strategies that give none)."""
+
+    def pair(r0: int, r1: int, u0: int, u1: int, a0: int, a1: int) -> int:
+        return scorer([r0, r1], [u0, u1], [a0, a1])
+
+    return pair
+
+
 class ResourceAllocationScorer:
     """resourceAllocationScorer."""
 
     __slots__ = (
         "_cpu_mem",
         "_kinds",
+        "enable_in_place_pod_level_resources_vertical_scaling",
         "enable_in_place_pod_vertical_scaling",
         "enable_pod_level_resources",
         "name",
+        "pair_scorer",
         "resources",
         "scorer",
         "use_requested",
@@ -81,9 +124,11 @@ class ResourceAllocationScorer:
         scorer: Scorer,
         resources: Sequence[ResourceSpec],
         *,
+        pair_scorer: PairScorer | None = None,
         use_requested: bool = False,
         enable_in_place_pod_vertical_scaling: bool = False,
         enable_pod_level_resources: bool = False,
+        enable_in_place_pod_level_resources_vertical_scaling: bool = False,
     ) -> None:
         self.name = name
         self.scorer = scorer
@@ -91,9 +136,15 @@ class ResourceAllocationScorer:
         self.use_requested = use_requested
         self.enable_in_place_pod_vertical_scaling = enable_in_place_pod_vertical_scaling
         self.enable_pod_level_resources = enable_pod_level_resources
+        self.enable_in_place_pod_level_resources_vertical_scaling = (
+            enable_in_place_pod_level_resources_vertical_scaling
+        )
         self._kinds = tuple((_kind(r.name), r.name) for r in self.resources)
         #: the common configuration (cpu, memory): a straight-line path, same arithmetic
         self._cpu_mem = self._kinds == ((_CPU, "cpu"), (_MEMORY, "memory"))
+        if pair_scorer is None:
+            pair_scorer = _pair_from(scorer)
+        self.pair_scorer = pair_scorer
 
     # score -----------------------------------------------------------------------------------
     def score(self, node_info: NodeInfo, pod_requests: Sequence[int]) -> Any:
@@ -103,45 +154,14 @@ class ResourceAllocationScorer:
             req = node_info.requested if self.use_requested else node_info.non_zero_requested
             a0 = alloc.milli_cpu
             a1 = alloc.memory
-            return self.scorer(
-                [req.milli_cpu + pod_requests[0] if a0 else 0, req.memory + pod_requests[1] if a1 else 0],
-                [a0, a1],
+            u0 = req.milli_cpu if a0 else 0
+            u1 = req.memory if a1 else 0
+            return self.pair_scorer(
+                u0 + pod_requests[0] if a0 else 0, u1 + pod_requests[1] if a1 else 0, u0, u1, a0, a1
             )
-        kinds = self._kinds
-        if not kinds:
+        if not self._kinds:
             return 0, Status(Code.ERROR, "resources not found")
-        alloc = node_info.allocatable
-        requested_all = node_info.requested
-        requested = requested_all if self.use_requested else node_info.non_zero_requested
-        n = len(kinds)
-        req_list = [0] * n
-        alloc_list = [0] * n
-        for i in range(n):
-            kind, name = kinds[i]
-            pod_request = pod_requests[i]
-            if kind == _CPU:
-                a = alloc.milli_cpu
-                r = requested.milli_cpu + pod_request
-            elif kind == _MEMORY:
-                a = alloc.memory
-                r = requested.memory + pod_request
-            elif kind == _EPHEMERAL:
-                a = alloc.ephemeral_storage
-                r = requested_all.ephemeral_storage + pod_request
-            elif kind == _SCALAR:
-                # a scalar resource the pod does not request is bypassed
-                if pod_request == 0:
-                    continue
-                a = alloc.scalar.get(name, 0)
-                r = requested_all.scalar.get(name, 0) + pod_request
-            else:
-                continue
-            # only fill the entry when the node has the resource
-            if a == 0:
-                continue
-            alloc_list[i] = a
-            req_list[i] = r
-        return self.scorer(req_list, alloc_list)
+        return self.scorer(*self.calculate_node_allocatable_request(node_info, pod_requests))
 
     def score_many(self, nodes: Sequence[NodeInfo], pod_requests: Sequence[int]) -> list[Any] | Status:
         """:meth:`score` for each node (the batch form); a Status when no resources are set."""
@@ -149,7 +169,7 @@ class ResourceAllocationScorer:
             if not self._kinds:
                 return Status(Code.ERROR, "resources not found")
             return [self.score(ni, pod_requests) for ni in nodes]
-        scorer = self.scorer
+        scorer = self.pair_scorer
         p0, p1 = pod_requests[0], pod_requests[1]
         use_requested = self.use_requested
         out = []
@@ -158,27 +178,67 @@ class ResourceAllocationScorer:
             req = ni.requested if use_requested else ni.non_zero_requested
             a0 = alloc.milli_cpu
             a1 = alloc.memory
-            out.append(scorer([req.milli_cpu + p0 if a0 else 0, req.memory + p1 if a1 else 0], [a0, a1]))
+            u0 = req.milli_cpu if a0 else 0
+            u1 = req.memory if a1 else 0
+            out.append(scorer(u0 + p0 if a0 else 0, u1 + p1 if a1 else 0, u0, u1, a0, a1))
         return out
 
-    def calculate_resource_allocatable_request(
-        self, node_info: NodeInfo, resource: str, pod_request: int
-    ) -> tuple[int, int]:
-        """calculateResourceAllocatableRequest: (allocatable, requested incl. the pod); (0, 0) for
-        a scalar resource the pod does not request or a resource the node does not have."""
+    def calculate_node_allocatable_request(
+        self, node_info: NodeInfo, pod_requests: Sequence[int]
+    ) -> tuple[list[int], list[int], list[int]]:
+        """calculateNodeAllocatableRequest: ``(requested, allocated, allocatable)`` in the order of
+        the resources; an entry stays 0 for a scalar resource the pod does not request or a
+        resource the node does not have."""
+        kinds = self._kinds
+        alloc = node_info.allocatable
+        requested_all = node_info.requested
+        requested = requested_all if self.use_requested else node_info.non_zero_requested
+        n = len(kinds)
+        req_list = [0] * n
+        used_list = [0] * n
+        alloc_list = [0] * n
+        for i in range(n):
+            kind, name = kinds[i]
+            pod_request = pod_requests[i]
+            if kind == _CPU:
+                a = alloc.milli_cpu
+                u = requested.milli_cpu
+            elif kind == _MEMORY:
+                a = alloc.memory
+                u = requested.memory
+            elif kind == _EPHEMERAL:
+                a = alloc.ephemeral_storage
+                u = requested_all.ephemeral_storage
+            elif kind == _SCALAR:
+                # a scalar resource the pod does not request is bypassed
+                if pod_request == 0:
+                    continue
+                a = alloc.scalar.get(name, 0)
+                u = requested_all.scalar.get(name, 0)
+            else:
+                continue
+            # only fill the entry when the node has the resource
+            if a == 0:
+                continue
+            alloc_list[i] = a
+            used_list[i] = u
+            req_list[i] = u + pod_request
+        return req_list, used_list, alloc_list
+
+    def calculate_resource_allocatable_request(self, node_info: NodeInfo, resource: str) -> tuple[int, int]:
+        """calculateResourceAllocatableRequest: (allocatable, allocated on the node); (0, 0) for a
+        resource the node does not have."""
         requested = node_info.requested if self.use_requested else node_info.non_zero_requested
         kind = _kind(resource)
-        if pod_request == 0 and kind == _SCALAR:
-            return 0, 0
         alloc = node_info.allocatable
         if kind == _CPU:
-            return alloc.milli_cpu, requested.milli_cpu + pod_request
+            return alloc.milli_cpu, requested.milli_cpu
         if kind == _MEMORY:
-            return alloc.memory, requested.memory + pod_request
+            return alloc.memory, requested.memory
         if kind == _EPHEMERAL:
-            return alloc.ephemeral_storage, node_info.requested.ephemeral_storage + pod_request
+            return alloc.ephemeral_storage, node_info.requested.ephemeral_storage
         if resource in alloc.scalar:
-            return alloc.scalar[resource], node_info.requested.scalar.get(resource, 0) + pod_request
+            return alloc.scalar[resource], node_info.requested.scalar.get(resource, 0)
         return 0, 0
 
     # pod requests ----------------------------------------------------------------------------
