@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from kubesched.runtime.plugins.queuesort import PrioritySort
 from kubesched.runtime.queue import (
+    BACKOFF_ORDERING_WINDOW,
     POD_MAX_IN_UNSCHEDULABLE_PODS_DURATION,
     UNSCHEDULABLE_TIMEOUT,
     SchedulingQueue,
@@ -76,13 +77,18 @@ def test_backoff_duration_formula(attempts, initial, extra):
     )
 
 
-def test_failed_pod_backs_off_by_attempts():
+def test_failed_pod_backs_off_by_consecutive_errors():
+    """An error backs off by the consecutive errors; the expiry's window (1 s) must be past
+    (the clock starts on a whole second), and a pod that failed with an error is never popped
+    from backoff early."""
     q, clock = _queue(initial_backoff=1.0, max_backoff=10.0, error_to_backoff=True)
     q.add(_pod("p"))
     for attempt, expected in [(1, 1.0), (2, 2.0), (3, 4.0), (4, 8.0), (5, 10.0)]:
         qpi = q.pop()
         assert qpi is not None and qpi.attempts == attempt
         q.requeue_failed(qpi, Status.failed("boom"))
+        assert qpi.consecutive_errors == attempt
+        expected += BACKOFF_ORDERING_WINDOW
         assert q.next_backoff_expiry() == pytest.approx(clock.now() + expected)
         assert q.pop() is None  # still backing off
         clock.advance_to(clock.now() + expected - 0.001)
@@ -207,15 +213,25 @@ def test_wildcard_event_moves_every_unschedulable_pod():
 
 
 def test_moved_pod_respects_backoff():
+    """A rejected pod moved by an event while backing off goes to backoffQ; activeQ's pods go
+    first, and only when activeQ is empty is it popped from backoffQ before its backoff ends
+    (SchedulerPopFromBackoffQ)."""
     q, clock = _queue({"F": None}, initial_backoff=4.0, max_backoff=10.0)
     q.add(_pod("p"))
     _fail(q, "p", {"F"})
     q.move_all_to_active_or_backoff(NODE_ADD)
+    assert q.pending() == {"active": 0, "backoff": 1, "unschedulable": 0, "gated": 0}
+    assert q.next_backoff_expiry() == pytest.approx(clock.now() + 4.0 + BACKOFF_ORDERING_WINDOW)
+    q.add(_pod("later"))
+    assert [q.pop().pod.name, q.pop().pod.name] == ["later", "p"]
     assert q.pop() is None
-    assert q.next_backoff_expiry() == pytest.approx(clock.now() + 4.0)
-    clock.advance_to(clock.now() + 4.0)
-    q.flush_backoff_completed()
-    assert q.pop().pod.name == "p"
+    q2, clock2 = _queue({"F": None}, initial_backoff=4.0, max_backoff=10.0)
+    q2.add(_pod("p"))
+    _fail(q2, "p", {"F"})
+    q2.move_all_to_active_or_backoff(NODE_ADD)
+    clock2.advance_to(clock2.now() + 4.0 + BACKOFF_ORDERING_WINDOW)
+    assert q2.flush_backoff_completed() == 1
+    assert q2.pending()["active"] == 1
 
 
 def test_unschedulable_pods_flushed_after_five_minutes():
@@ -477,3 +493,188 @@ def test_gating_plugins_hint_that_raises_is_logged_once(caplog):
     assert [r.getMessage() for r in caplog.records] == [
         'queueing hint of plugin "Gate" failed on event NodeAdd: KeyError: \'spec\'; the pod is queued (logged once per plugin and exception type)'
     ]
+
+
+# backoffQ of v1.36 (backend/queue/backoff_queue_test.go, scheduling_queue_test.go) ----------------
+
+
+class _Clock:
+    """A clock the test sets (backwards too), to place pods' timestamps as Go's tables do."""
+
+    def __init__(self, now: float) -> None:
+        self.t = now
+
+    def now(self) -> float:
+        return self.t
+
+
+T0 = 1_700_000_000.0  # a whole second: the clock is aligned with the ordering window
+
+
+def _in_backoff(q: SchedulingQueue, clock: _Clock, name: str, *, at: float, priority: int = 0, error: bool = False) -> None:
+    """Put pod ``name`` in backoff after one failed attempt that ended at ``at`` (rejected by
+    plugin F, or an error)."""
+    now = clock.t
+    clock.t = at
+    q.add(_pod(name, priority))
+    qpi = q.pop()
+    assert qpi is not None and qpi.pod.name == name
+    if error:
+        q.requeue_failed(qpi, Status.failed("boom"))
+    else:
+        q.requeue_failed(qpi, Status.unschedulable("no"), {"F"})
+        assert q.move_all_to_active_or_backoff(NODE_ADD) == 1
+    clock.t = now
+    assert q.pending()["active"] == 0
+
+
+def _backoff_queue(**kw: Any) -> tuple[SchedulingQueue, _Clock]:
+    clock = _Clock(T0)
+    q = SchedulingQueue(PrioritySort().queue_sort_less, clock, events={"test": {"F": None}}, error_to_backoff=True, **kw)
+    return q, clock
+
+
+@pytest.mark.parametrize(
+    ("name", "in_backoff", "want"),
+    [
+        ("Both queues empty, no pods moved to activeQ", [], []),
+        ("Pods only in backoffQ, some pods moved to activeQ", ["pod0", "pod1"], ["pod0"]),
+        ("Pods only in errorBackoffQ, some pods moved to activeQ", ["pod2", "pod3"], ["pod2"]),
+        ("Pods in both queues, some pods moved to activeQ", ["pod0", "pod1", "pod2", "pod3"], ["pod0", "pod2"]),
+        ("Pods in both queues, all pods moved to activeQ", ["pod0", "pod2"], ["pod0", "pod2"]),
+        ("Pods in both queues, no pods moved to activeQ", ["pod1", "pod3"], []),
+    ],
+)
+def test_backoff_queue_pop_all_backoff_completed(name, in_backoff, want):
+    """TestBackoffQueue_popAllBackoffCompleted: pod0/pod2 failed 2 s ago, pod1/pod3 fail 1 s
+    from now; pod0/pod1 were rejected by a plugin, pod2/pod3 failed with an error."""
+    pods = {"pod0": (-2.0, False), "pod1": (1.0, False), "pod2": (-2.0, True), "pod3": (1.0, True)}
+    q, clock = _backoff_queue()
+    for p in in_backoff:
+        offset, error = pods[p]
+        _in_backoff(q, clock, p, at=T0 + offset, error=error)
+    assert q.flush_backoff_completed() == len(want)
+    popped = []
+    while q.pending()["active"]:
+        popped.append(q.pop().pod.name)
+    assert popped == want
+    assert q.pending()["backoff"] == len(in_backoff) - len(want)
+
+
+def test_backoff_queue_ordering_by_window_then_priority():
+    """TestBackoffQueueOrdering (PopFromBackoffQ on): expiries are truncated to 1 s windows and
+    pods of one window come out by priority (then time), the earlier window first."""
+    q, clock = _backoff_queue()
+    for name, prio, at in [
+        ("pod0", 1, T0),
+        ("pod1", 1, T0 - 1),
+        ("pod2", 2, T0 - 2 + 0.001),
+        ("pod3", 1, T0 - 2),
+        ("pod4", 2, T0 - 2),
+        ("pod5", 1, T0 - 3),
+    ]:
+        _in_backoff(q, clock, name, at=at, priority=prio)
+    # popped straight from backoffQ (activeQ is empty): its own order
+    assert [q.pop().pod.name for _ in range(6)] == ["pod5", "pod4", "pod2", "pod3", "pod1", "pod0"]
+    assert q.pop() is None
+    # the flush moves the four whose window is past (pod0 and pod1 are still backing off)
+    q2, clock2 = _backoff_queue()
+    for name, at in [("pod0", T0), ("pod1", T0 - 1), ("pod3", T0 - 2), ("pod5", T0 - 3)]:
+        _in_backoff(q2, clock2, name, at=at)
+    assert q2.flush_backoff_completed() == 2
+    assert q2.pending()["backoff"] == 2
+
+
+@pytest.mark.parametrize(
+    ("initial", "maximum", "unschedulable", "errors", "want"),
+    [
+        (1.0, 32.0, 0, 0, 0.0),  # no backoff
+        (1.0, 32.0, 16, 0, T0 + 32),  # by UnschedulableCount
+        (1.0, 32.0, 5, 16, T0 + 32),  # ConsecutiveErrorsCount wins
+        (0.0, 0.0, 16, 0, 0.0),  # zero maxBackoffDuration means no backoff
+    ],
+)
+def test_backoff_time(initial, maximum, unschedulable, errors, want):
+    """TestBackoffQueue_getBackoffTime, through the queue: a pod with that history is backing
+    off until the window after ``want`` (never, for 0)."""
+    q, clock = _backoff_queue(initial_backoff=initial, max_backoff=maximum)
+    q.add(_pod("p"))
+    qpi = q.pop()
+    q.requeue_failed(qpi, Status.unschedulable("no"), {"F"})
+    qpi.unschedulable_count, qpi.consecutive_errors, qpi.backoff_expiration = unschedulable, errors, 0.0
+    q.move_all_to_active_or_backoff(NODE_ADD)
+    if not want:
+        assert q.pending()["active"] == 1
+        return
+    assert q.pending()["backoff"] == 1
+    assert q.next_backoff_expiry() == want + BACKOFF_ORDERING_WINDOW
+    clock.t = want + BACKOFF_ORDERING_WINDOW - 0.001
+    assert q.flush_backoff_completed() == 0
+    clock.t = want + BACKOFF_ORDERING_WINDOW
+    assert q.flush_backoff_completed() == 1
+
+
+def test_pop_from_backoff_only_when_active_is_empty_and_never_an_error_pod():
+    """TestPriorityQueue_Pop with SchedulerPopFromBackoffQ: activeQ first; then the backoffQ of
+    rejected pods; a pod that failed with an error waits for its backoff."""
+    q, clock = _backoff_queue()
+    _in_backoff(q, clock, "rejected", at=T0)
+    _in_backoff(q, clock, "errored", at=T0, error=True)
+    q.add(_pod("new"))
+    assert q.has_active()
+    assert q.pop().pod.name == "new"
+    assert q.pop().pod.name == "rejected"
+    assert not q.has_active()
+    assert q.pop() is None
+    assert q.pending()["backoff"] == 1
+    clock.t = T0 + 2
+    assert q.flush_backoff_completed() == 1
+    assert q.pop().pod.name == "errored"
+
+
+def test_pre_enqueue_runs_on_entering_backoff_not_on_leaving_it():
+    """moveToBackoffQ runs PreEnqueue (a pod there may be popped at once); the move from
+    backoffQ to activeQ does not run it again."""
+    calls: list[str] = []
+    gated = {"on": False}
+
+    def pre_enqueue(pod: Pod) -> Status:
+        calls.append(pod.name)
+        return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, "gated", plugin="Gate") if gated["on"] else Status()
+
+    q, clock = _backoff_queue(pre_enqueue=pre_enqueue)
+    _in_backoff(q, clock, "p", at=T0)
+    assert calls == ["p", "p"]  # Add, then the move into backoffQ
+    clock.t = T0 + 2
+    assert q.flush_backoff_completed() == 1
+    assert calls == ["p", "p"]
+    q.requeue_failed(q.pop(), Status.unschedulable("no"), {"F"})
+    gated["on"] = True
+    assert q.move_all_to_active_or_backoff(NODE_ADD) == 0  # gated on the way into backoffQ
+    assert q.pending() == {"active": 0, "backoff": 0, "unschedulable": 0, "gated": 1}
+    assert q.pop() is None
+
+
+def test_moving_to_active_keeps_the_timestamp_queue_sort_reads():
+    """QueuedPodInfo.Timestamp changes only when the pod is added or comes back from an
+    attempt: a pod moved by an event keeps its place among pods of its priority."""
+    q, clock = _backoff_queue(initial_backoff=0.0, max_backoff=0.0)
+    q.add(_pod("early"))
+    q.requeue_failed(q.pop(), Status.unschedulable("no"), {"F"})
+    clock.t = T0 + 5
+    q.add(_pod("late"))
+    clock.t = T0 + 10
+    assert q.move_all_to_active_or_backoff(NODE_ADD) == 1
+    assert [q.pop().pod.name, q.pop().pod.name] == ["early", "late"]
+
+
+def test_rejected_without_plugins_is_retried_after_backoff_as_an_error():
+    """AddUnschedulableIfNotPresent: no rejecting plugin (e.g. no nodes in the cluster) counts a
+    consecutive error and goes to the error backoff queue, not the unschedulable pods."""
+    q, clock = _backoff_queue()
+    q.add(_pod("p"))
+    qpi = q.pop()
+    q.requeue_failed(qpi, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, "no nodes available to schedule pods"))
+    assert (qpi.consecutive_errors, qpi.unschedulable_count) == (1, 0)
+    assert q.pending() == {"active": 0, "backoff": 1, "unschedulable": 0, "gated": 0}
+    assert q.pop() is None

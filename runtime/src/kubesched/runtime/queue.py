@@ -2,7 +2,13 @@
 ``backend/queue/scheduling_queue.go``).
 
 * activeQ is a heap ordered by the QueueSort plugin.
-* backoffQ holds pods until their backoff expires: ``initial × 2^(attempts−1)``, capped at max.
+* backoffQ holds pods until their backoff expires: ``initial × 2^(count−1)``, capped at max,
+  where count is the pod's consecutive errors, else its unschedulable attempts; the expiry is
+  truncated to a 1-second ordering window and a pod leaves backoff once the clock's window is
+  past it (KEP-5142). Pods rejected by plugins are ordered by (expiry window, QueueSort) and,
+  when activeQ is empty, popped straight from backoffQ (SchedulerPopFromBackoffQ, on by default
+  since v1.33); pods that failed with an error wait in a separate error backoff queue (by expiry)
+  and are never popped before their backoff ends.
 * unschedulable pods wait for a cluster event that one of their rejecting plugins registered
   (filtered by its queueing hint), or for the periodic flush after 5 minutes.
 * pods gated at PreEnqueue wait in the unschedulable set and are checked again on events.
@@ -13,8 +19,8 @@ Not thread-safe by design: the scheduler's loop owns it.
 from __future__ import annotations
 
 import heapq
-import itertools
 import logging
+import math
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
@@ -27,7 +33,13 @@ from kubesched.sdk import (
     Status,
 )
 
-__all__ = ["POD_MAX_IN_UNSCHEDULABLE_PODS_DURATION", "UNSCHEDULABLE_TIMEOUT", "SchedulingQueue", "backoff_duration"]
+__all__ = [
+    "BACKOFF_ORDERING_WINDOW",
+    "POD_MAX_IN_UNSCHEDULABLE_PODS_DURATION",
+    "UNSCHEDULABLE_TIMEOUT",
+    "SchedulingQueue",
+    "backoff_duration",
+]
 
 log = logging.getLogger("kubesched")
 
@@ -35,16 +47,25 @@ POD_MAX_IN_UNSCHEDULABLE_PODS_DURATION = 5 * 60.0
 #: the event of the periodic flush of pods unschedulable for too long (a wildcard: every pod
 #: it moves goes to activeQ, or to backoffQ while backing off)
 UNSCHEDULABLE_TIMEOUT = ClusterEvent("*", label="UnschedulableTimeout")
+#: backoffQOrderingWindowDuration: backoff expiries are truncated to whole windows of this many
+#: seconds; pods of one window are ordered by QueueSort
+BACKOFF_ORDERING_WINDOW = 1.0
 
 
 def backoff_duration(attempts: int, initial: float, maximum: float) -> float:
-    """kube-scheduler's calculateBackoffDuration: initial doubled per attempt after the first."""
+    """kube-scheduler's calculateBackoffDuration: initial doubled per count after the first
+    (the queue passes the pod's consecutive errors, else its unschedulable count)."""
     d = initial if attempts > 0 else 0.0
     for _ in range(1, max(attempts, 1)):
         if d > maximum - d:
             return maximum
         d += d
     return min(d, maximum)
+
+
+def _align(t: float) -> float:
+    """alignToWindow: ``t`` truncated to the backoff ordering window."""
+    return math.floor(t / BACKOFF_ORDERING_WINDOW) * BACKOFF_ORDERING_WINDOW
 
 
 class _HeapItem:
@@ -57,6 +78,58 @@ class _HeapItem:
 
     def __lt__(self, other: _HeapItem) -> bool:
         return self.less(self.qpi, other.qpi)
+
+
+class _Heap:
+    """A heap of queued pods by ``less`` with removal by uid (removed items are skipped)."""
+
+    __slots__ = ("_heap", "_items", "_less")
+
+    def __init__(self, less: Callable[[QueuedPodInfo, QueuedPodInfo], bool]) -> None:
+        self._less = less
+        self._heap: list[_HeapItem] = []
+        self._items: dict[str, _HeapItem] = {}
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __contains__(self, uid: str) -> bool:
+        return uid in self._items
+
+    def get(self, uid: str) -> QueuedPodInfo | None:
+        item = self._items.get(uid)
+        return None if item is None else item.qpi
+
+    def values(self) -> list[QueuedPodInfo]:
+        return [item.qpi for item in self._items.values()]
+
+    def push(self, qpi: QueuedPodInfo) -> None:
+        self.remove(qpi.pod.uid)
+        item = _HeapItem(qpi, self._less)
+        self._items[qpi.pod.uid] = item
+        heapq.heappush(self._heap, item)
+
+    def remove(self, uid: str) -> QueuedPodInfo | None:
+        item = self._items.pop(uid, None)
+        if item is None:
+            return None
+        item.removed = True
+        return item.qpi
+
+    def peek(self) -> QueuedPodInfo | None:
+        heap = self._heap
+        while heap and heap[0].removed:
+            heapq.heappop(heap)
+        return heap[0].qpi if heap else None
+
+    def pop(self) -> QueuedPodInfo | None:
+        heap = self._heap
+        while heap:
+            item = heapq.heappop(heap)
+            if not item.removed:
+                del self._items[item.qpi.pod.uid]
+                return item.qpi
+        return None
 
 
 class SchedulingQueue:
@@ -81,13 +154,14 @@ class SchedulingQueue:
         self._events = events or {}
         self._error_to_backoff = error_to_backoff
         self._metrics = metrics
-        self._active: list[_HeapItem] = []
-        self._active_items: dict[str, _HeapItem] = {}
-        self._backoff: list[tuple[float, int, str]] = []
-        self._backoff_items: dict[str, QueuedPodInfo] = {}
+        self._active = _Heap(less)
+        #: podBackoffQ (pods rejected by plugins): by backoff window, then QueueSort; popped
+        #: when activeQ is empty
+        self._backoff = _Heap(self._backoff_less)
+        #: podErrorBackoffQ (pods that failed with an error): by backoff expiry only
+        self._error_backoff = _Heap(_expires_first)
         self._unschedulable: dict[str, QueuedPodInfo] = {}
         self._in_flight: dict[str, QueuedPodInfo] = {}
-        self._seq = itertools.count()
         #: node name -> nominated pods; uid -> node
         self._nominated: dict[str, dict[str, Pod]] = {}
         self._nominated_node: dict[str, str] = {}
@@ -98,53 +172,75 @@ class SchedulingQueue:
     def pending(self) -> dict[str, int]:
         gated = sum(1 for q in self._unschedulable.values() if q.gating_plugin)
         return {
-            "active": len(self._active_items),
-            "backoff": len(self._backoff_items),
+            "active": len(self._active),
+            "backoff": len(self._backoff) + len(self._error_backoff),
             "unschedulable": len(self._unschedulable) - gated,
             "gated": gated,
         }
 
     def has_active(self) -> bool:
-        return bool(self._active_items)
+        """A pop would return a pod: activeQ, or the backoffQ of rejected pods, is not empty."""
+        return bool(self._active) or bool(self._backoff)
 
     def unschedulable_pods(self) -> list[QueuedPodInfo]:
         return list(self._unschedulable.values())
 
     def contains(self, uid: str) -> bool:
-        return uid in self._active_items or uid in self._backoff_items or uid in self._unschedulable or uid in self._in_flight
+        return uid in self._active or uid in self._backoff or uid in self._error_backoff or uid in self._unschedulable or uid in self._in_flight
 
     # internals --------------------------------------------------------------------------------
+    def _backoff_less(self, a: QueuedPodInfo, b: QueuedPodInfo) -> bool:
+        """lessBackoffCompletedWithPriority: the earlier backoff window first; within one
+        window, as activeQ orders (QueueSort)."""
+        ea, eb = a.backoff_expiration, b.backoff_expiration
+        if ea != eb:
+            return ea < eb
+        return self._less(a, b)
+
     def _push_active(self, qpi: QueuedPodInfo, event: str) -> None:
+        """Into activeQ as it is (its timestamp, which QueueSort reads, is kept: it changes only
+        when the pod is added or comes back from an attempt)."""
         uid = qpi.pod.uid
         self._remove_everywhere(uid)
-        qpi.timestamp = self._clock.now()
-        item = _HeapItem(qpi, self._less)
-        self._active_items[uid] = item
-        heapq.heappush(self._active, item)
+        self._active.push(qpi)
         if self._metrics is not None:
             self._metrics.incoming(qpi.pod, "active", event)
 
     def _push_backoff(self, qpi: QueuedPodInfo, event: str) -> None:
         uid = qpi.pod.uid
         self._remove_everywhere(uid)
-        self._backoff_items[uid] = qpi
-        heapq.heappush(self._backoff, (qpi.backoff_expiration, next(self._seq), uid))
+        self._backoff_time(qpi)
+        if qpi.unschedulable_plugins or qpi.pending_plugins:
+            self._backoff.push(qpi)
+        else:  # it failed with an error
+            self._error_backoff.push(qpi)
         if self._metrics is not None:
             self._metrics.incoming(qpi.pod, "backoff", event)
 
     def _remove_everywhere(self, uid: str) -> None:
-        item = self._active_items.pop(uid, None)
-        if item is not None:
-            item.removed = True
-        self._backoff_items.pop(uid, None)
+        self._active.remove(uid)
+        self._backoff.remove(uid)
+        self._error_backoff.remove(uid)
         self._unschedulable.pop(uid, None)
 
-    def _backoff_expiry(self, qpi: QueuedPodInfo) -> float:
-        return qpi.timestamp + backoff_duration(qpi.attempts, self.initial_backoff, self.max_backoff)
+    def _backoff_time(self, qpi: QueuedPodInfo) -> float:
+        """getBackoffTime: the (window-aligned) end of the pod's backoff, cached in
+        ``backoff_expiration`` until its next attempt fails; 0.0 when it has none (never
+        rejected nor failed, or a max backoff of 0)."""
+        if self.max_backoff == 0:
+            return 0.0
+        count = qpi.consecutive_errors or qpi.unschedulable_count
+        if count == 0:
+            return 0.0
+        if not qpi.backoff_expiration:
+            qpi.backoff_expiration = _align(qpi.timestamp + backoff_duration(count, self.initial_backoff, self.max_backoff))
+        return qpi.backoff_expiration
 
     def _is_backing_off(self, qpi: QueuedPodInfo) -> bool:
-        qpi.backoff_expiration = self._backoff_expiry(qpi)
-        return qpi.backoff_expiration > self._clock.now()
+        """isPodBackingoff: still backing off while its backoff window is not before the
+        clock's window."""
+        bt = self._backoff_time(qpi)
+        return bool(bt) and bt >= _align(self._clock.now())
 
     def _gate(self, qpi: QueuedPodInfo) -> bool:
         """Runs PreEnqueue; True when the pod may enter activeQ."""
@@ -155,6 +251,40 @@ class SchedulingQueue:
         qpi.gating_plugin = st.plugin or "PreEnqueue"
         return False
 
+    def _park_gated(self, qpi: QueuedPodInfo, event: str) -> None:
+        uid = qpi.pod.uid
+        new = uid not in self._unschedulable
+        self._remove_everywhere(uid)
+        self._unschedulable[uid] = qpi
+        if new and self._metrics is not None:
+            self._metrics.incoming(qpi.pod, "gated", event)
+
+    def _move_to_active(self, qpi: QueuedPodInfo, event: str, from_backoff: bool = False) -> bool:
+        """moveToActiveQ: PreEnqueue (not for a pod coming from backoffQ: it passed PreEnqueue
+        on the way in), then activeQ; a gated pod waits with the unschedulable pods."""
+        if not from_backoff and not self._gate(qpi):
+            self._park_gated(qpi, event)
+            return False
+        self._push_active(qpi, event)
+        return True
+
+    def _move_to_backoff(self, qpi: QueuedPodInfo, event: str) -> bool:
+        """moveToBackoffQ: with SchedulerPopFromBackoffQ PreEnqueue runs on the way into
+        backoffQ (a pod there may be popped at any time); a gated pod waits with the
+        unschedulable pods."""
+        if not self._gate(qpi):
+            self._park_gated(qpi, event)
+            return False
+        self._push_backoff(qpi, event)
+        return True
+
+    def _requeue(self, qpi: QueuedPodInfo, strategy: str, event: str) -> bool:
+        """requeuePodWithQueueingStrategy for "immediately" / "after_backoff"; True when the
+        pod left the unschedulable pods."""
+        if strategy != "immediately" and self._is_backing_off(qpi):
+            return self._move_to_backoff(qpi, event)
+        return self._move_to_active(qpi, event)
+
     # pods ---------------------------------------------------------------------------------------
     def add(self, pod: Pod) -> None:
         """A new pending pod (kube-scheduler's Add)."""
@@ -163,13 +293,7 @@ class SchedulingQueue:
             return
         qpi = QueuedPodInfo(pod, self._clock.now())
         qpi.initial_attempt_timestamp = None
-        if self._gate(qpi):
-            self._push_active(qpi, "PodAdd")
-        else:
-            self._remove_everywhere(uid)
-            self._unschedulable[uid] = qpi
-            if self._metrics is not None:
-                self._metrics.incoming(pod, "gated", "PodAdd")
+        self._move_to_active(qpi, "PodAdd")
         self._update_nominated(pod)
 
     def update(self, old: Pod | None, new: Pod) -> None:
@@ -177,15 +301,12 @@ class SchedulingQueue:
         if uid in self._in_flight:
             self._in_flight[uid].pod = new
             return
-        item = self._active_items.get(uid)
-        if item is not None:
-            item.qpi.pod = new
-            self._update_nominated(new)
-            return
-        if uid in self._backoff_items:
-            self._backoff_items[uid].pod = new
-            self._update_nominated(new)
-            return
+        for heap in (self._active, self._backoff, self._error_backoff):
+            queued = heap.get(uid)
+            if queued is not None:
+                queued.pod = new
+                self._update_nominated(new)
+                return
         qpi = self._unschedulable.get(uid)
         if qpi is None:
             self.add(new)
@@ -194,12 +315,7 @@ class SchedulingQueue:
         self._update_nominated(new)
         if old is not None and _spec_and_labels(old) == _spec_and_labels(new):
             return  # only status changed: nothing that may make it schedulable
-        if not self._gate(qpi):
-            return
-        if self._is_backing_off(qpi):
-            self._push_backoff(qpi, "PodUpdate")
-        else:
-            self._push_active(qpi, "PodUpdate")
+        self._requeue(qpi, "after_backoff", "PodUpdate")
 
     def delete(self, pod: Pod) -> None:
         self._remove_everywhere(pod.uid)
@@ -207,20 +323,21 @@ class SchedulingQueue:
         self.delete_nominated(pod)
 
     def pop(self) -> QueuedPodInfo | None:
-        """The next pod by QueueSort, or None; the pod is in flight until done/requeued."""
-        while self._active:
-            item = heapq.heappop(self._active)
-            if item.removed:
-                continue
-            qpi = item.qpi
-            uid = qpi.pod.uid
-            self._active_items.pop(uid, None)
-            qpi.attempts += 1
-            if qpi.initial_attempt_timestamp is None:
-                qpi.initial_attempt_timestamp = self._clock.now()
-            self._in_flight[uid] = qpi
-            return qpi
-        return None
+        """The next pod by QueueSort, or None; the pod is in flight until done/requeued. When
+        activeQ is empty, the first pod of the backoffQ of rejected pods, backoff or not
+        (SchedulerPopFromBackoffQ)."""
+        qpi = self._active.pop()
+        if qpi is None:
+            qpi = self._backoff.pop()
+            if qpi is None:
+                return None
+            if self._metrics is not None:
+                self._metrics.incoming(qpi.pod, "active", "PopFromBackoffQ")
+        qpi.attempts += 1
+        if qpi.initial_attempt_timestamp is None:
+            qpi.initial_attempt_timestamp = self._clock.now()
+        self._in_flight[qpi.pod.uid] = qpi
+        return qpi
 
     def in_flight(self, uid: str) -> bool:
         """The pod was popped and its attempt has not ended (nor was it deleted meanwhile)."""
@@ -230,7 +347,10 @@ class SchedulingQueue:
         self._in_flight.pop(uid, None)
 
     def requeue_failed(self, qpi: QueuedPodInfo, status: Status, unschedulable_plugins: Iterable[str] = (), pending_plugins: Iterable[str] = ()) -> None:
-        """kube-scheduler's AddUnschedulableIfNotPresent, after a failed attempt."""
+        """kube-scheduler's AddUnschedulableIfNotPresent, after a failed attempt. The plugins
+        that rejected the pod replace the last attempt's (ClearRejectorPlugins). A pod no plugin
+        rejected (an error) counts a consecutive error and is retried after its backoff; one
+        that plugins rejected counts an unschedulable attempt and waits for an event."""
         uid = qpi.pod.uid
         self._in_flight.pop(uid, None)
         if self.contains(uid):
@@ -238,14 +358,15 @@ class SchedulingQueue:
         qpi.timestamp = self._clock.now()
         qpi.unschedulable_plugins = set(unschedulable_plugins)
         qpi.pending_plugins = set(pending_plugins)
-        if status.is_rejected():
+        qpi.gating_plugin = ""
+        if qpi.unschedulable_plugins or qpi.pending_plugins:
             qpi.unschedulable_count += 1
             qpi.consecutive_errors = 0
         else:
             qpi.consecutive_errors += 1
-        if not status.is_rejected() and self._error_to_backoff and not qpi.unschedulable_plugins:
-            qpi.backoff_expiration = self._backoff_expiry(qpi)
-            self._push_backoff(qpi, "ScheduleAttemptFailure")
+        qpi.backoff_expiration = 0.0  # recomputed from the new counts and timestamp
+        if self._error_to_backoff and not qpi.unschedulable_plugins and not qpi.pending_plugins:
+            self._requeue(qpi, "after_backoff", "ScheduleAttemptFailure")
             return
         self._unschedulable[uid] = qpi
         if self._metrics is not None:
@@ -255,12 +376,13 @@ class SchedulingQueue:
         """Move these pods (if waiting in backoff or unschedulable) to activeQ."""
         for p in pods:
             uid = p.uid
-            qpi = self._unschedulable.get(uid) or self._backoff_items.get(uid)
-            if qpi is None:
+            qpi = self._unschedulable.get(uid)
+            if qpi is not None:
+                self._move_to_active(qpi, "ForceActivate")
                 continue
-            if qpi.gating_plugin and not self._gate(qpi):
-                continue
-            self._push_active(qpi, "ForceActivate")
+            qpi = self._backoff.get(uid) or self._error_backoff.get(uid)
+            if qpi is not None:
+                self._move_to_active(qpi, "ForceActivate", from_backoff=True)
 
     # events -----------------------------------------------------------------------------------
     def move_all_to_active_or_backoff(
@@ -275,25 +397,21 @@ class SchedulingQueue:
         delete) reach the queueing hints as they are: ``Pod`` / ``Node`` views for those kinds,
         the API mapping for any other kind."""
         moved = 0
+        label = str(event)
         for qpi in list(self._unschedulable.values()):
             if precheck is not None and not precheck(qpi.pod):
                 continue
             if qpi.gating_plugin:
                 if not self._worth(qpi, event, old, new, {qpi.gating_plugin}):
                     continue
-                if not self._gate(qpi):
-                    continue
-                self._push_active(qpi, str(event))
-                moved += 1
+                if self._move_to_active(qpi, label):
+                    moved += 1
                 continue
             strategy = self._strategy(qpi, event, old, new)
             if strategy == "skip":
                 continue
-            if strategy == "immediately" or not self._is_backing_off(qpi):
-                self._push_active(qpi, str(event))
-            else:
-                self._push_backoff(qpi, str(event))
-            moved += 1
+            if self._requeue(qpi, strategy, label):
+                moved += 1
         return moved
 
     def _strategy(self, qpi: QueuedPodInfo, event: ClusterEvent, old: Any, new: Any) -> str:
@@ -363,26 +481,21 @@ class SchedulingQueue:
 
     # timers -------------------------------------------------------------------------------------
     def flush_backoff_completed(self) -> int:
-        now = self._clock.now()
+        """flushBackoffQCompleted: pods whose backoff ended move to activeQ (without PreEnqueue:
+        they passed it on the way into backoffQ), the rejected ones first, then the errors."""
         moved = 0
-        while self._backoff and self._backoff[0][0] <= now:
-            _exp, _seq, uid = heapq.heappop(self._backoff)
-            qpi = self._backoff_items.get(uid)
-            if qpi is None or qpi.backoff_expiration != _exp:
-                continue
-            self._push_active(qpi, "BackoffComplete")
-            moved += 1
+        for heap in (self._backoff, self._error_backoff):
+            while (qpi := heap.peek()) is not None and not self._is_backing_off(qpi):
+                heap.pop()
+                self._move_to_active(qpi, "BackoffComplete", from_backoff=True)
+                moved += 1
         return moved
 
     def next_backoff_expiry(self) -> float | None:
-        while self._backoff:
-            exp, _seq, uid = self._backoff[0]
-            qpi = self._backoff_items.get(uid)
-            if qpi is None or qpi.backoff_expiration != exp:
-                heapq.heappop(self._backoff)
-                continue
-            return exp
-        return None
+        """When the first pod in backoff stops backing off: the window after its backoff's
+        window (the flush moves it then), or None."""
+        ends = [self._backoff_time(q) + BACKOFF_ORDERING_WINDOW for h in (self._backoff, self._error_backoff) if (q := h.peek()) is not None]
+        return min(ends) if ends else None
 
     def flush_unschedulable_left_over(self, max_duration: float = POD_MAX_IN_UNSCHEDULABLE_PODS_DURATION) -> int:
         """flushUnschedulablePodsLeftover: pods (not gated) unschedulable for longer than
@@ -390,12 +503,7 @@ class SchedulingQueue:
         now = self._clock.now()
         stale = [q for q in self._unschedulable.values() if not q.gating_plugin and now - q.timestamp > max_duration]
         event = str(UNSCHEDULABLE_TIMEOUT)
-        for qpi in stale:
-            if self._is_backing_off(qpi):
-                self._push_backoff(qpi, event)
-            else:
-                self._push_active(qpi, event)
-        return len(stale)
+        return sum(1 for qpi in stale if self._requeue(qpi, "after_backoff", event))
 
     # nominator ----------------------------------------------------------------------------------
     def _update_nominated(self, pod: Pod) -> None:
@@ -424,6 +532,11 @@ class SchedulingQueue:
     def nominated_pods_for_node(self, node_name: str) -> list[Pod]:
         d = self._nominated.get(node_name)
         return list(d.values()) if d else []
+
+
+def _expires_first(a: QueuedPodInfo, b: QueuedPodInfo) -> bool:
+    """lessBackoffCompleted: the earlier backoff expiry first."""
+    return a.backoff_expiration < b.backoff_expiration
 
 
 _OWN_ANNOTATIONS = "kube-scheduler-simulator.sigs.k8s.io/"
