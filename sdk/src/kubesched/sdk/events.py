@@ -37,6 +37,9 @@ class ActionType(IntFlag):
     UPDATE_POD_GENERATED_RESOURCE_CLAIM = 1 << 11
     #: Any other update (or an update that is none of the specific ones).
     UPDATE_OTHER = 1 << 12
+    #: A change of a node's ``status.declaredFeatures`` (kube-scheduler 1.36's
+    #: UpdateNodeDeclaredFeature; its bit here follows kubesched's older ones).
+    UPDATE_NODE_DECLARED_FEATURE = 1 << 13
 
     UPDATE = (
         UPDATE_NODE_ALLOCATABLE
@@ -44,6 +47,7 @@ class ActionType(IntFlag):
         | UPDATE_NODE_TAINT
         | UPDATE_NODE_CONDITION
         | UPDATE_NODE_ANNOTATION
+        | UPDATE_NODE_DECLARED_FEATURE
         | UPDATE_POD_LABEL
         | UPDATE_POD_SCALE_DOWN
         | UPDATE_POD_TOLERATION

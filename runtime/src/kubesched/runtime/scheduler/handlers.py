@@ -153,6 +153,8 @@ def node_update_action(old: Node, new: Node) -> ActionType:
         a |= ActionType.UPDATE_NODE_CONDITION
     if old.annotations != new.annotations:
         a |= ActionType.UPDATE_NODE_ANNOTATION
+    if old.status.get("declaredFeatures") != new.status.get("declaredFeatures"):
+        a |= ActionType.UPDATE_NODE_DECLARED_FEATURE
     return a
 
 
