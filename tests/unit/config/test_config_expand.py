@@ -292,8 +292,11 @@ def test_queue_sort_and_bind_required() -> None:
 
 
 # ---------------------------------------------------------------- the default profile
-# Extension points of the in-tree plugins of kube-scheduler 1.34 (their Go types), as in
-# pkg/scheduler/apis/config/testing/defaults/defaults.go ExpandedPluginsV1 of that release.
+# Extension points of the in-tree plugins of kube-scheduler v1.36.3 (their Go types), as in
+# pkg/scheduler/apis/config/testing/defaults/defaults.go ExpandedPluginsV1 of that release
+# (1.36: DefaultPreemption is a PreEnqueue plugin, DynamicResources a Score plugin, and
+# NodeDeclaredFeatures is new). Its PlacementScore list (NodeResourcesFit, for the alpha
+# workload-aware scheduling) has no counterpart: kubesched has no placementScore point.
 IN_TREE: dict[str, frozenset[str]] = {
     "SchedulingGates": frozenset({"preEnqueue"}),
     "PrioritySort": frozenset({"queueSort"}),
@@ -313,9 +316,10 @@ IN_TREE: dict[str, frozenset[str]] = {
     "PodTopologySpread": frozenset({"preFilter", "filter", "preScore", "score"}),
     "InterPodAffinity": frozenset({"preFilter", "filter", "preScore", "score"}),
     "DynamicResources": frozenset(
-        {"preEnqueue", "preFilter", "filter", "postFilter", "reserve", "preBind"}
+        {"preEnqueue", "preFilter", "filter", "postFilter", "score", "reserve", "preBind"}
     ),
-    "DefaultPreemption": frozenset({"postFilter"}),
+    "DefaultPreemption": frozenset({"preEnqueue", "postFilter"}),
+    "NodeDeclaredFeatures": frozenset({"preFilter", "filter"}),
     "NodeResourcesBalancedAllocation": frozenset({"preScore", "score"}),
     "ImageLocality": frozenset({"score"}),
     "DefaultBinder": frozenset({"bind"}),
@@ -323,8 +327,17 @@ IN_TREE: dict[str, frozenset[str]] = {
     "PriorityLabel": frozenset({"filter", "score"}),
 }
 
+# The same plugins' types before 1.35 (DefaultPreemption without PreEnqueue, DynamicResources
+# without Score), against which the v1beta3/v1beta2 expectations below were written: those
+# config versions were last served by kube-scheduler 1.28 and 1.27.
+IN_TREE_1_34: dict[str, frozenset[str]] = {
+    **IN_TREE,
+    "DynamicResources": IN_TREE["DynamicResources"] - {"score"},
+    "DefaultPreemption": frozenset({"postFilter"}),
+}
+
 DEFAULT_V1_EXPANDED = expanded(
-    preEnqueue=["SchedulingGates", "DynamicResources"],
+    preEnqueue=["SchedulingGates", "DynamicResources", "DefaultPreemption"],
     queueSort=["PrioritySort"],
     preFilter=[
         "NodeAffinity",
@@ -337,6 +350,7 @@ DEFAULT_V1_EXPANDED = expanded(
         "PodTopologySpread",
         "InterPodAffinity",
         "DynamicResources",
+        "NodeDeclaredFeatures",
     ],
     filter=[
         "NodeUnschedulable",
@@ -352,6 +366,7 @@ DEFAULT_V1_EXPANDED = expanded(
         "PodTopologySpread",
         "InterPodAffinity",
         "DynamicResources",
+        "NodeDeclaredFeatures",
     ],
     postFilter=["DynamicResources", "DefaultPreemption"],
     preScore=[
@@ -370,6 +385,7 @@ DEFAULT_V1_EXPANDED = expanded(
         ("VolumeBinding", 1),
         ("PodTopologySpread", 2),
         ("InterPodAffinity", 2),
+        ("DynamicResources", 2),
         ("NodeResourcesBalancedAllocation", 1),
         ("ImageLocality", 1),
     ],
@@ -407,6 +423,7 @@ def test_relisted_default_keeps_position_with_new_weight_multi_point() -> None:
         ("VolumeBinding", 1),
         ("PodTopologySpread", 2),
         ("InterPodAffinity", 2),
+        ("DynamicResources", 2),
         ("NodeResourcesBalancedAllocation", 1),
         ("ImageLocality", 1),
         ("PriorityLabel", 4),
@@ -438,7 +455,7 @@ profiles:
 
 def test_v1beta3_file_expansion() -> None:
     cfg = load_config(DATA / "v1beta3.yaml")
-    got = as_pairs(expand_plugins(cfg.profiles[0], implements_from(IN_TREE)))
+    got = as_pairs(expand_plugins(cfg.profiles[0], implements_from(IN_TREE_1_34)))
     assert got["score"] == [
         ("NodeResourcesBalancedAllocation", 4),  # override: first, with its score weight
         ("TaintToleration", 3),
@@ -456,7 +473,7 @@ def test_v1beta3_file_expansion() -> None:
 def test_v1beta2_file_expansion_and_relisted_weight() -> None:
     """v1beta2 defaults are per point: TaintToleration re-listed with weight 5 stays in place."""
     cfg = load_config(DATA / "v1beta2.yaml")
-    got = as_pairs(expand_plugins(cfg.profiles[0], implements_from(IN_TREE)))
+    got = as_pairs(expand_plugins(cfg.profiles[0], implements_from(IN_TREE_1_34)))
     assert got["score"] == [
         ("NodeResourcesBalancedAllocation", 1),
         ("ImageLocality", 1),

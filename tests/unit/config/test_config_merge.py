@@ -19,11 +19,15 @@ from kubesched.runtime.config.defaults import merge_plugin_set, merge_plugins
 # --------------------------------------------------------------------------- default sets
 
 
-def test_apply_feature_gates_v1_default_gates_of_1_34() -> None:
-    """v1 TestApplyFeatureGates, with release-1.34's default gates.
+def test_apply_feature_gates_v1_default_gates_of_1_36() -> None:
+    """v1 TestApplyFeatureGates "Feature gate NodeDeclaredFeatures enabled" (v1.36.3), which is
+    the list with v1.36's default gates (PluginsV1 of testing/defaults/defaults.go).
 
-    DynamicResourceAllocation is GA (on) in 1.34, so applyFeatureGates inserts DynamicResources
-    before DefaultPreemption (the "default DynamicResources" case of TestSchedulerDefaults).
+    DynamicResourceAllocation is GA (on), so applyFeatureGates inserts DynamicResources with
+    weight 2 before DefaultPreemption; NodeDeclaredFeatures is beta (on), so it is appended.
+    GangScheduling and TopologyAwareWorkloadScheduling are alpha (off): their cases, and the
+    "DynamicResourceAllocation disabled" and "NodeDeclaredFeatures disabled" ones, need gates
+    kubesched's configuration does not have.
     """
     want = plugins(
         multi_point=ps(
@@ -42,11 +46,12 @@ def test_apply_feature_gates_v1_default_gates_of_1_34() -> None:
                 "VolumeZone",
                 ("PodTopologySpread", 2),
                 ("InterPodAffinity", 2),
-                "DynamicResources",
+                ("DynamicResources", 2),
                 "DefaultPreemption",
                 ("NodeResourcesBalancedAllocation", 1),
                 ("ImageLocality", 1),
                 "DefaultBinder",
+                "NodeDeclaredFeatures",
             ]
         )
     )

@@ -2,12 +2,13 @@
 
 Ported from kubernetes/kubernetes:
 
-* ``kubescheduler.config.k8s.io/v1`` — ``pkg/scheduler/apis/config/v1/default_plugins.go`` as of
-  release 1.34 (getDefaultPlugins + applyFeatureGates with 1.34's default feature gates:
+* ``kubescheduler.config.k8s.io/v1`` — ``pkg/scheduler/apis/config/v1/default_plugins.go`` at
+  v1.36.3 (getDefaultPlugins + applyFeatureGates with v1.36's default feature gates:
+  NodeDeclaredFeatures is beta/on, so ``NodeDeclaredFeatures`` is appended to multiPoint;
   DynamicResourceAllocation is GA/on, so ``DynamicResources`` is inserted before
-  ``DefaultPreemption``, without a weight — the weight 2 and NodeDeclaredFeatures,
-  GangScheduling, TopologyAwareWorkloadScheduling came in later releases. The in-tree
-  EBSLimits/GCEPDLimits/AzureDiskLimits plugins were removed before 1.34).
+  ``DefaultPreemption`` with weight 2; GangScheduling and TopologyAwareWorkloadScheduling are
+  alpha/off, so GangScheduling, TopologyPlacementGenerator and PodGroupPodsCount are not added.
+  The in-tree EBSLimits/GCEPDLimits/AzureDiskLimits plugins were removed before 1.34).
 * ``v1beta3`` — ``pkg/scheduler/apis/config/v1beta3/default_plugins.go`` as of release 1.28, the last
   release that served v1beta3 (PodSchedulingReadiness is on by default there, so
   ``SchedulingGates`` is appended to multiPoint). Its ``mergePlugins`` does not merge
@@ -41,7 +42,7 @@ log = logging.getLogger(__name__)
 
 _Spec = Sequence[tuple[str, int]]
 
-# pkg/scheduler/apis/config/v1/default_plugins.go (release-1.34), after applyFeatureGates.
+# pkg/scheduler/apis/config/v1/default_plugins.go (v1.36.3), after applyFeatureGates.
 _V1_MULTI_POINT: _Spec = (
     ("SchedulingGates", 0),
     ("PrioritySort", 0),
@@ -57,11 +58,12 @@ _V1_MULTI_POINT: _Spec = (
     ("VolumeZone", 0),
     ("PodTopologySpread", 2),
     ("InterPodAffinity", 2),
-    ("DynamicResources", 0),  # applyFeatureGates: DynamicResourceAllocation (GA in 1.34)
+    ("DynamicResources", 2),  # applyFeatureGates: DynamicResourceAllocation (GA), weight 2 in v1.36
     ("DefaultPreemption", 0),
     ("NodeResourcesBalancedAllocation", 1),
     ("ImageLocality", 1),
     ("DefaultBinder", 0),
+    ("NodeDeclaredFeatures", 0),  # applyFeatureGates: NodeDeclaredFeatures (beta, on in 1.36)
 )
 
 # pkg/scheduler/apis/config/v1beta3/default_plugins.go (release-1.28), after applyFeatureGates.
