@@ -25,7 +25,14 @@ from kubesched.runtime.plugins.volumebinding import (
     VolumeBinding,
     VolumeBindingArgs,
 )
-from kubesched.sdk import ActionType, ArgsError, Code, CycleState, QueueingHint, Status
+from kubesched.runtime.plugins.volumebinding.binder import (
+    AssumeCache,
+    BinderError,
+    BindingInfo,
+    DynamicProvision,
+    VolumeBinder,
+)
+from kubesched.sdk import ActionType, ArgsError, Code, CycleState, Pod, QueueingHint, Status
 from kubesched.testing import build_plugin, make_handle, make_pod
 
 HOSTNAME = "kubernetes.io/hostname"
@@ -357,7 +364,6 @@ def test_volume_binding(
         if scoring:
             args["shape"] = DEFAULT_SHAPE
     pl, _, state, infos = _run_case(pod_obj, nodes, pvcs, pvs, args)
-    from kubesched.sdk import Pod
 
     p = Pod(pod_obj)
     got = pl.pre_filter(state, p, infos)
@@ -518,7 +524,6 @@ def test_prebind_binds_smallest_matching_pv() -> None:
     p_obj = pod("p", ("data", "data"))
     handle = make_handle([node("n1")], [], [IMMEDIATE_SC, WAIT_SC, WAIT_HDD_SC, claim, *pvs, p_obj])
     pl = build_plugin(VolumeBinding, None, handle)
-    from kubesched.sdk import Pod
 
     p = Pod(p_obj)
     state, st = _schedule(pl, handle, p, "n1")
@@ -549,7 +554,6 @@ def test_assumed_pv_is_not_chosen_twice_and_unreserve_reverts() -> None:
     objs = [WAIT_SC, PVC("c1", "wait-sc").request("1Gi").obj(), PVC("c2", "wait-sc").request("1Gi").obj(), *pvs]
     handle = make_handle([node("n1")], [], objs)
     pl = build_plugin(VolumeBinding, None, handle)
-    from kubesched.sdk import Pod
 
     p1 = Pod(pod("p1", ("c1", "v")))
     p2 = Pod(pod("p2", ("c2", "v")))
@@ -575,7 +579,6 @@ def test_dynamic_provisioning_sets_selected_node() -> None:
     n_b["metadata"]["labels"][ZONE] = "b"
     handle = make_handle([n_a, n_b], [], [fast, claim, p_obj])
     pl = build_plugin(VolumeBinding, None, handle)
-    from kubesched.sdk import Pod
 
     p = Pod(p_obj)
     state = CycleState()
@@ -597,7 +600,6 @@ def test_no_provisioner_and_no_pv() -> None:
     local = sc("local", "WaitForFirstConsumer", provisioner="kubernetes.io/no-provisioner")
     handle = make_handle([node("n1")], [], [local, PVC("c", "local").obj()])
     pl = build_plugin(VolumeBinding, None, handle)
-    from kubesched.sdk import Pod
 
     p = Pod(pod("p", ("c", "v")))
     state = CycleState()
@@ -617,7 +619,6 @@ def test_csi_storage_capacity() -> None:
     }
     handle = make_handle([node("n1"), node("n2")], [], [fast, driver, cap, PVC("c", "fast").request("5Gi").obj(), PVC("big", "fast").request("50Gi").obj()])
     pl = build_plugin(VolumeBinding, None, handle)
-    from kubesched.sdk import Pod
 
     p = Pod(pod("p", ("c", "v")))
     state = CycleState()
@@ -633,7 +634,6 @@ def test_csi_storage_capacity() -> None:
 def test_prebind_all_bound_and_missing_node() -> None:
     handle = make_handle([node("n1")], [], [])
     pl = build_plugin(VolumeBinding, None, handle)
-    from kubesched.sdk import Pod
 
     p = Pod(pod("p"))
     state = CycleState()
@@ -651,7 +651,6 @@ def test_missing_storage_class_mode_is_an_error() -> None:
     defaults it to Immediate; the Go code does not)."""
     handle = make_handle([node("n1")], [], [sc("nomode", None), PVC("c", "nomode").obj()])
     pl = build_plugin(VolumeBinding, None, handle)
-    from kubesched.sdk import Pod
 
     st = pl.pre_filter(CycleState(), Pod(pod("p", ("c", "v"))), [])
     assert st.code is Code.ERROR
@@ -660,7 +659,6 @@ def test_missing_storage_class_mode_is_an_error() -> None:
 
 def test_ephemeral_volume_claims() -> None:
     p_obj = make_pod().name("p").namespace("default").uid("uid-p").volume({"name": "scratch", "ephemeral": {"volumeClaimTemplate": {}}}).obj()
-    from kubesched.sdk import Pod
 
     p = Pod(p_obj)
     handle = make_handle([node("n1")], [], [WAIT_SC])
@@ -697,7 +695,6 @@ def test_events_to_register() -> None:
 
 
 def test_queueing_hints() -> None:
-    from kubesched.sdk import Pod
 
     p = Pod(pod("pod-a", ("pvc-a", "v")))
     Q, S = QueueingHint.QUEUE, QueueingHint.SKIP
@@ -730,3 +727,78 @@ def test_queueing_hints() -> None:
     assert f(csi_pod, on, off) is Q
     assert f(csi_pod, off, on) is S
     assert f(p, on, off) is S
+
+
+# passive_assume_cache_test.go (v1.36): TestAssume, TestRestore --------------------------------
+
+
+def _obj(name: str, rv: str, ns: str = "ns1") -> dict[str, Any]:
+    return {"metadata": {"name": name, "namespace": ns, "resourceVersion": rv}}
+
+
+def _pvc_cache(*stored: dict[str, Any]) -> Any:
+    objs = {f"{o['metadata']['namespace']}/{o['metadata']['name']}": o for o in stored}
+    return AssumeCache(objs.get, "persistentvolumeclaims"), objs
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "want_err"),
+    [
+        pytest.param(_obj("pvc1", "5"), _obj("pvc1", "5"), None, id="TestAssume/success-same-version"),
+        pytest.param(_obj("pvc1", "5"), _obj("pvc1", "6"), '"ns1/pvc1" is out of sync (stored: 5, assume: 6)',
+                     id="TestAssume/fail-new-higher-version"),
+        pytest.param(_obj("pvc2", "5"), _obj("pvc1", "5"), 'persistentvolumeclaims "ns1/pvc1" not found',
+                     id="TestAssume/fail-old-not-found"),
+        pytest.param(_obj("pvc1", "5"), _obj("pvc1", "4"), '"ns1/pvc1" is out of sync (stored: 5, assume: 4)',
+                     id="TestAssume/fail-new-lower-version"),
+        pytest.param(_obj("pvc1", "5"), _obj("pvc1", "a"), '"ns1/pvc1" is out of sync (stored: 5, assume: a)',
+                     id="TestAssume/fail-new-bad-version"),
+        pytest.param(_obj("pvc1", "a"), _obj("pvc1", "5"), '"ns1/pvc1" is out of sync (stored: a, assume: 5)',
+                     id="TestAssume/fail-old-bad-version"),
+    ],
+)
+def test_assume_cache_assume(old: dict[str, Any], new: dict[str, Any], want_err: str | None) -> None:
+    cache, objs = _pvc_cache(old)
+    old_key = f"ns1/{old['metadata']['name']}"
+    new_key = f"ns1/{new['metadata']['name']}"
+    assert cache.overlay(old_key, objs.get(old_key)) is old
+    if want_err is None:
+        cache.assume(new_key, new)
+    else:
+        with pytest.raises(BinderError) as e:
+            cache.assume(new_key, new)
+        assert str(e.value) == want_err
+    # Get returns the assumed object only when Assume succeeded
+    assert cache.overlay(old_key, objs.get(old_key)) is (new if want_err is None else old)
+
+
+def test_assume_cache_restore() -> None:
+    """TestRestore: restoring an object never assumed, or the stored one, changes nothing;
+    restoring the assumed one brings the stored one back."""
+    old, new = _obj("pvc1", "5"), _obj("pvc1", "5")
+    cache, objs = _pvc_cache(old)
+    cache.restore("ns1/missing", _obj("missing", ""))
+    cache.restore("ns1/pvc1", old)
+    assert cache.overlay("ns1/pvc1", objs["ns1/pvc1"]) is old
+    cache.assume("ns1/pvc1", new)
+    assert cache.overlay("ns1/pvc1", objs["ns1/pvc1"]) is new
+    # kubesched: an object with another resourceVersion does not restore the assumed one
+    cache.restore("ns1/pvc1", _obj("pvc1", "4"))
+    assert cache.overlay("ns1/pvc1", objs["ns1/pvc1"]) is new
+    cache.restore("ns1/pvc1", new)
+    assert cache.overlay("ns1/pvc1", objs["ns1/pvc1"]) is old
+
+
+def test_check_bindings_messages_name_the_assume_cache_resource() -> None:
+    """v1.36 checkBindings: a PV or claim gone from the assume cache is an apierrors NotFound of
+    the cache's resource, keyed by name (PV) or namespace/name (claim)."""
+    p = make_pod().name("pod-a").namespace("ns1").obj()
+    handle = make_handle([node("node-a")], [p], [])
+    binder = VolumeBinder(handle, 600)
+    pvc = _obj("pvc-a", "1")
+    with pytest.raises(BinderError) as e:
+        binder.check_bindings(Pod(p), "node-a", [BindingInfo(pvc=pvc, pv=_obj("pv-a", "1", ""))], [])
+    assert str(e.value) == 'failed to check binding: persistentvolumes "pv-a" not found'
+    with pytest.raises(BinderError) as e:
+        binder.check_bindings(Pod(p), "node-a", [], [DynamicProvision(pvc=pvc, node_capacity=None)])
+    assert str(e.value) == 'failed to check provisioning pvc: persistentvolumeclaims "ns1/pvc-a" not found'

@@ -2,7 +2,9 @@
 
 Followed: ``pkg/scheduler/framework/plugins/volumerestrictions/volume_restrictions.go`` of
 kubernetes/kubernetes (stored commit 78fc8e44, the PreFilter/ReadWriteOncePod/queueing-hint
-version that v1.34 ships with the types renamed to ``fwk.*``).
+version that v1.34 ships with the types renamed to ``fwk.*``), whose behaviour v1.36.3 keeps
+(v1.36 only adds ``SignPod``, not ported: kubesched's ``sign_pod`` covers results that depend
+on the node alone, and the ReadWriteOncePod check reads pods on every node).
 
 * Disk conflicts (Filter, ``node(s) had no available disk``): the same GCE PD mounted by two
   pods unless both read-only; the same AWS EBS volume ID; the same ISCSI IQN unless both

@@ -2,7 +2,9 @@
 
 Followed: ``pkg/scheduler/framework/plugins/volumezone/volume_zone.go`` of kubernetes/kubernetes
 at v1.34 (stored copy with ``fwk.*`` types, ``isSchedulableAfterStorageClassAdded`` and
-``isSchedulableAfterPersistentVolumeChange``), and ``k8s.io/cloud-provider/volume/helpers``
+``isSchedulableAfterPersistentVolumeChange``), whose behaviour v1.36.3 keeps (v1.36 only adds
+``SignPod``, not ported: kubesched's ``sign_pod`` covers results that depend on the node alone,
+and this plugin reads PVCs, PVs and StorageClasses), and ``k8s.io/cloud-provider/volume/helpers``
 ``LabelZonesToSet`` for multi-zone label values (``zone-a__zone-b``).
 
 The bound PVs of the pod's claims carry topology labels (``topology.kubernetes.io/zone|region``

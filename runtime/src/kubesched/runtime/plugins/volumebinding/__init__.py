@@ -1,22 +1,23 @@
 """VolumeBinding: kube-scheduler's volume binding plugin, ported.
 
 Followed: ``pkg/scheduler/framework/plugins/volumebinding/{volume_binding.go,binder.go,scorer.go}``
-of kubernetes/kubernetes at the v1.34 line (the stored copies are commits 72771784-era
-``volume_binding.go`` with the CSIStorageCapacity/CSIDriver/CSINode queueing hints, ``binder.go``
-8af39349 and the v1.35-based vendored copy for the StorageCapacityScoring score), plus
+of kubernetes/kubernetes, checked against v1.36.3 (v1.36 semantics; the stored copies were
+commits 72771784-era ``volume_binding.go`` with the CSIStorageCapacity/CSIDriver/CSINode queueing
+hints, ``binder.go`` 8af39349 and the v1.35-based vendored copy for the StorageCapacityScoring
+score; v1.36 changed the assume caches, see ``binder.py``), plus
 ``k8s.io/component-helpers/storage/volume`` (898b9f80) for PV matching, the defaults of
 ``pkg/scheduler/apis/config/v1/defaults.go`` and ``validation_pluginargs.go``.
 
 * PreFilter: every claim of the pod must exist (``persistentvolumeclaim "x" not found``), not be
   Lost or being deleted; unbound claims of an ``Immediate`` class reject the pod
-  (``pod has unbound immediate PersistentVolumeClaims``). In v1.34 PreFilter no longer returns
+  (``pod has unbound immediate PersistentVolumeClaims``). Since v1.34 PreFilter no longer returns
   a PreFilterResult from bound PVs' node affinity (removed upstream), so it does not here.
 * Filter: bound claims' PVs must exist and their node affinity match the node; unbound
   ``WaitForFirstConsumer`` claims get the smallest available PV that fits (class, access modes,
   capacity, volume mode, selector, node affinity) or are left to dynamic provisioning (the
   class has a provisioner, its allowedTopologies match the node, CSIStorageCapacity allows).
 * Reserve assumes the chosen PVs / annotated claims (Unreserve reverts); PreBind writes them.
-* PreScore/Score: only with the ``StorageCapacityScoring`` feature gate (alpha, off in v1.34;
+* PreScore/Score: only with the ``StorageCapacityScoring`` feature gate (alpha, off in v1.36;
   set ``KUBESCHED_FEATURE_GATES=StorageCapacityScoring=true`` to turn it on). Without it the
   plugin never scores and ``shape`` must not be set, as in kube-scheduler.
 
@@ -104,7 +105,7 @@ def _parse_feature_gates(text: str) -> dict[str, bool]:
     return out
 
 
-#: The kube-scheduler feature gates this plugin reads, with their v1.34 defaults.
+#: The kube-scheduler feature gates this plugin reads, with their v1.36 defaults.
 FEATURES: dict[str, bool] = {
     "StorageCapacityScoring": False,
     **{

@@ -1,5 +1,10 @@
 """The volume binder: kube-scheduler's ``SchedulerVolumeBinder`` (``volumebinding/binder.go``,
-v1.34), over API dicts read through ``handle.objects``.
+v1.36), over API dicts read through ``handle.objects``. v1.36 replaced the assume caches by
+``passive_assume_cache.go``: assuming an object whose resourceVersion is not the stored one
+fails with ``"<key>" is out of sync (stored: X, assume: Y)``, a missing object is
+``persistentvolumes "<name>" not found`` / ``persistentvolumeclaims "<ns>/<name>" not found``
+(the messages of ``error getting PVC``, ``failed to check binding`` and ``failed to check
+provisioning pvc``), and restoring drops only the assumed version that was given back.
 
 kube-scheduler keeps assume caches of PVs and PVCs fed by informers: Reserve *assumes* a PV
 pre-bound to its claim (and a claim annotated with the selected node) so that the next pods
@@ -126,24 +131,37 @@ def _rv(obj: dict[str, Any] | None) -> str:
 
 
 class AssumeCache:
-    """Assumed versions of one kind of object, over the object client."""
+    """Assumed versions of one kind of object, over the object client (v1.36
+    ``passive_assume_cache.go``: an assumed object has the stored object's resourceVersion and
+    hides it until the stored object changes)."""
 
-    def __init__(self, get: Callable[[str], dict[str, Any] | None]) -> None:
+    def __init__(self, get: Callable[[str], dict[str, Any] | None], resource: str) -> None:
         self._get = get
+        #: the API resource, for NotFound messages (``persistentvolumes "x" not found``)
+        self.resource = resource
         self._assumed: dict[str, tuple[dict[str, Any], str]] = {}
         self._lock = threading.Lock()
+
+    def not_found(self, key: str) -> str:
+        """apierrors.NewNotFound(gr, key) as the assume cache builds it."""
+        return f'{self.resource} "{key}" not found'
 
     def assume(self, key: str, obj: dict[str, Any]) -> None:
         """Hide the stored object behind ``obj`` until :meth:`restore` or until it changes."""
         base = self._get(key)
         if base is None:
-            raise BinderError(f"{key} not found in assume cache")
+            raise BinderError(self.not_found(key))
+        if _rv(base) != _rv(obj):
+            raise BinderError(f'"{key}" is out of sync (stored: {_rv(base)}, assume: {_rv(obj)})')
         with self._lock:
             self._assumed[key] = (obj, _rv(base))
 
-    def restore(self, key: str) -> None:
+    def restore(self, key: str, obj: dict[str, Any]) -> None:
+        """Drop the assumed version of ``key`` if it is ``obj``'s (same resourceVersion)."""
         with self._lock:
-            self._assumed.pop(key, None)
+            entry = self._assumed.get(key)
+            if entry is not None and _rv(entry[0]) == _rv(obj):
+                del self._assumed[key]
 
     def overlay(self, key: str, api_obj: dict[str, Any] | None) -> dict[str, Any] | None:
         """The assumed version of ``api_obj`` (the stored object), if it is still current."""
@@ -169,8 +187,8 @@ class VolumeBinder:
         self._handle = handle
         self._objects = handle.objects
         self.bind_timeout = float(bind_timeout_seconds)
-        self.pv_cache = AssumeCache(self._api_pv)
-        self.pvc_cache = AssumeCache(self._api_pvc_by_key)
+        self.pv_cache = AssumeCache(self._api_pv, "persistentvolumes")
+        self.pvc_cache = AssumeCache(self._api_pvc_by_key, "persistentvolumeclaims")
         #: seconds between two checks of the bindings at PreBind (Go polls every second)
         self.poll_interval = 1.0
 
@@ -225,7 +243,7 @@ class VolumeBinder:
         pvc = self.get_pvc(pod.namespace, pvc_name, cache)
         if pvc is None:
             key = f"{pod.namespace}/{pvc_name}"
-            raise BinderError(f'error getting PVC "{key}": {not_found_message("PersistentVolumeClaim", pvc_name)}')
+            raise BinderError(f'error getting PVC "{key}": {self.pvc_cache.not_found(key)}')
         if is_ephemeral:
             err = volume_is_for_pod(pod, pvc)
             if err:
@@ -437,11 +455,11 @@ class VolumeBinder:
 
     def revert_pvs(self, bindings: Iterable[BindingInfo]) -> None:
         for b in bindings:
-            self.pv_cache.restore(str(meta(b.pv).get("name") or ""))
+            self.pv_cache.restore(str(meta(b.pv).get("name") or ""), b.pv)
 
     def revert_pvcs(self, provisions: Iterable[DynamicProvision]) -> None:
         for p in provisions:
-            self.pvc_cache.restore(claim_key(p.pvc))
+            self.pvc_cache.restore(claim_key(p.pvc), p.pvc)
 
     def revert_assumed_pod_volumes(self, pod_volumes: PodVolumes) -> None:
         self.revert_pvs(pod_volumes.static_bindings)
@@ -548,10 +566,10 @@ class VolumeBinder:
             pv_name = str(meta(b.pv).get("name") or "")
             pv = self._api_pv(pv_name)
             if pv is None:
-                raise BinderError(f"failed to check binding: {not_found_message('PersistentVolume', pv_name)}")
+                raise BinderError(f"failed to check binding: {self.pv_cache.not_found(pv_name)}")
             pvc = self._api_pvc_by_key(claim_key(b.pvc))
             if pvc is None:
-                raise BinderError(f'failed to check binding: {not_found_message("PersistentVolumeClaim", str(meta(b.pvc).get("name")))}')
+                raise BinderError(f"failed to check binding: {self.pvc_cache.not_found(claim_key(b.pvc))}")
             if not check_node_affinity(pv, node_labels):
                 raise BinderError(f'pv "{pv_name}" node affinity doesn\'t match node "{node_name}": no matching NodeSelectorTerms')
             ref = (pv.get("spec") or {}).get("claimRef")
@@ -563,7 +581,7 @@ class VolumeBinder:
             pvc = self._api_pvc_by_key(claim_key(p.pvc))
             name = str(meta(p.pvc).get("name"))
             if pvc is None:
-                raise BinderError(f"failed to check provisioning pvc: {not_found_message('PersistentVolumeClaim', name)}")
+                raise BinderError(f"failed to check provisioning pvc: {self.pvc_cache.not_found(claim_key(p.pvc))}")
             ann = meta(pvc).get("annotations")
             if ann is None:
                 raise BinderError(f'selectedNode annotation reset for PVC "{name}"')
