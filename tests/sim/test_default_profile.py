@@ -22,7 +22,7 @@ def test_taints_with_and_without_tolerations(run_sim) -> None:
     assert res["plain"]["status"] == "Unschedulable"
     assert res["plain"]["message"] == (
         "0/1 nodes are available: 1 node(s) had untolerated taint(s). "
-        "preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling."
+        "no new claims to deallocate, preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling."
     )
     assert res["tolerant"]["node"] == "tainted"
 
@@ -45,7 +45,7 @@ def test_node_affinity_and_selector(run_sim) -> None:
     assert res["aff"]["node"] == "n1"
     assert res["nowhere"]["message"] == (
         "0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector. "
-        "preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling."
+        "no new claims to deallocate, preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling."
     )
 
 
@@ -71,7 +71,7 @@ def test_pod_anti_affinity_across_hostnames(run_sim) -> None:
     assert res["a2"]["status"] == "Unschedulable"
     assert res["a2"]["message"] == (
         "0/2 nodes are available: 2 node(s) didn't match pod anti-affinity rules. "
-        "preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod."
+        "no new claims to deallocate, preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod."
     )
 
 
@@ -109,7 +109,7 @@ def test_insufficient_resources_message(run_sim) -> None:
     assert res["big"]["message"] == (
         "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) were unschedulable. "
         # 2 cpu > the small node's allocatable: NodeResourcesFit (v1.34) marks that unresolvable
-        "preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling."
+        "no new claims to deallocate, preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling."
     )
 
 

@@ -1,6 +1,8 @@
-"""DefaultPreemption, transcribed from kube-scheduler's default_preemption_test.go (TestPostFilter,
-TestSelectBestCandidate, TestCustomSelection, TestCustomOrdering, TestPodEligibleToPreemptOthers)
-and validation_pluginargs_test.go, plus end-to-end runs on the simulated cluster."""
+"""DefaultPreemption, transcribed from kube-scheduler v1.36.3's default_preemption_test.go
+(TestPostFilter, TestSelectBestCandidate, TestCustomSelection, TestCustomOrdering,
+TestPodEligibleToPreemptOthers), preemption/executor_test.go (TestPreemptPod, TestPrepareCandidate,
+TestRemoveNominatedNodeName) and validation_pluginargs_test.go, plus end-to-end runs on the
+simulated cluster."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ import yaml
 
 from kubesched.runtime.cluster.simulated import SimulatedCluster
 from kubesched.runtime.config import load_config_data
+from kubesched.runtime.framework.waiting import WaitingPodImpl
 from kubesched.runtime.plugins.defaultpreemption import (
     Candidate,
     DefaultPreemption,
@@ -254,6 +257,15 @@ POST_FILTER_CASES = [
         "preemption: 0/4 nodes are available: 2 Insufficient cpu, 2 Preemption is not helpful for scheduling.",
         id="TestPostFilter/no candidate nodes found with mixed reason, 2 UnschedulableAndUnresolvable nodes "
         "and 2 nodes don't have enough CPU resource",
+    ),
+    pytest.param(
+        # v1.36: WorkloadAwarePreemption and TopologyAwareWorkloadScheduling are alpha and off,
+        # so a pod of a pod group preempts as any pod (no PodGroup object is needed)
+        {**pod("p-with-podgroup", prio=HIGH), "spec": {**pod("p-with-podgroup", prio=HIGH)["spec"],
+                                                        "schedulingGroup": {"podGroupName": "foo"}}},
+        [pod("p1", node="node1")], [], nodes_named(["node1"], ONE_POD),
+        {"node1": _U}, "node1", Code.SUCCESS, "",
+        id="TestPostFilter/pod with SchedulingGroup with TAS and WAP disabled should preempt",
     ),
 ]
 
@@ -523,6 +535,205 @@ def test_events_to_register_is_empty() -> None:
     assert build_plugin(DefaultPreemption, None, make_handle()).events_to_register() == []
 
 
+# --- Executor (v1.36 executor_test.go): PreemptPod, prepareCandidate, clearing nominations -------
+
+
+class RecordingObjects:
+    """The handle's object store, recording the verb and object of each write (Go's tests read
+    ``clientset.Actions()``); writes to a name in ``fail_patch``/``fail_delete`` fail as Go's
+    fake clientset reactors make them fail."""
+
+    def __init__(self, store: Any, fail_patch: tuple[str, ...] = (), fail_delete: tuple[str, ...] = ()) -> None:
+        self.store = store
+        self.actions: list[tuple[str, str]] = []
+        self.fail_patch = fail_patch
+        self.fail_delete = fail_delete
+
+    def patch(self, api_version: str, kind: str, name: str, patch: Any, namespace: str | None = None, **kw: Any) -> Any:
+        self.actions.append(("patch", name))
+        if name in self.fail_patch:
+            raise RuntimeError("patch pod status failed")
+        return self.store.patch(api_version, kind, name, patch, namespace, **kw)
+
+    def delete(self, api_version: str, kind: str, name: str, namespace: str | None = None) -> None:
+        self.actions.append(("delete", name))
+        if name in self.fail_delete:
+            raise RuntimeError("delete pod failed")
+        self.store.delete(api_version, kind, name, namespace)
+
+    def __getattr__(self, attr: str) -> Any:
+        return getattr(self.store, attr)
+
+
+_DISRUPTION = {
+    "type": "DisruptionTarget", "status": "True", "reason": "PreemptionByScheduler",
+    "message": "default-scheduler: preempting to accommodate a higher priority pod",
+}
+
+
+def _victim(name: str, prio: int = MID, *, condition: bool = False, deleting: bool = False) -> dict[str, Any]:
+    v = pod(name, node="node1", prio=prio)
+    if condition:
+        v.setdefault("status", {})["conditions"] = [dict(_DISRUPTION)]
+    if deleting:
+        v["metadata"]["deletionTimestamp"] = "2020-01-01T00:00:00Z"
+        v["metadata"]["finalizers"] = ["test"]
+    return v
+
+
+def executor_setup(stored: list[dict[str, Any]], **fail: tuple[str, ...]) -> tuple[DefaultPreemption, Any, RecordingObjects]:
+    """DefaultPreemption over a handle whose store holds ``stored`` pods (the victims that exist)."""
+    h = make_handle(nodes_named(["node1"], ONE_POD))
+    for o in stored:
+        h.objects.create({"apiVersion": "v1", "kind": "Pod", **o}, notify=False)
+    rec = RecordingObjects(h.objects, **fail)
+    h._objects = rec
+    return build_plugin(DefaultPreemption, None, h), h, rec
+
+
+def _preempted_notes(h: Any) -> list[tuple[str, str]]:
+    return [(e.regarding["metadata"]["name"], e.note) for e in h.event_recorder.events if e.reason == "Preempted"]
+
+
+def _waiting(v: dict[str, Any], done: list[Status]) -> WaitingPodImpl:
+    return WaitingPodImpl(Pod(v), {"waitingPermitPlugin": 10.0}, 0.0, lambda wp, st: done.append(st))
+
+
+PREEMPTOR = pod("p", prio=HIGH)
+
+
+def test_preempt_pod_waiting_victim_is_preempted_in_memory() -> None:
+    """TestPreemptPod/victim is in waiting pods, it should be rejected (no calls to apiserver):
+    v1.36 Preempts it (an Error for its binding cycle: back to the queue through backoff) and
+    says so in the event."""
+    v = pod("v", prio=MID)
+    pl, h, rec = executor_setup([v])
+    done: list[Status] = []
+    h.waiting_pods["v"] = _waiting(v, done)
+    pl.preempt_pod(Candidate("fake-node"), Pod(PREEMPTOR), Pod(v))
+    assert rec.actions == []
+    assert [(st.code, st.message, st.plugin) for st in done] == [(Code.ERROR, "preempted", "DefaultPreemption")]
+    assert _preempted_notes(h) == [("v", "Preempted by pod p on node fake-node (in kube-scheduler memory).")]
+    assert h.objects.peek("v1", "Pod", "v", "default") is not None
+
+
+def test_preempt_pod_victim_not_waiting_is_deleted() -> None:
+    """TestPreemptPod/victim is not in waiting/preBind pods, pod should be deleted."""
+    v = pod("v", prio=MID)
+    pl, h, rec = executor_setup([v])
+    pl.preempt_pod(Candidate("fake-node"), Pod(PREEMPTOR), Pod(v))
+    assert rec.actions == [("patch", "v"), ("delete", "v")]
+    assert _preempted_notes(h) == [("v", "Preempted by pod p on node fake-node")]
+    assert h.objects.peek("v1", "Pod", "v", "default") is None
+
+
+def test_preempt_pod_victim_no_longer_waiting_is_deleted() -> None:
+    """kubesched: waitingPod.Preempt returns false for a pod whose wait already ended; Go then
+    falls through to the API deletion (skipAPICall stays false)."""
+    v = pod("v", prio=MID)
+    pl, h, rec = executor_setup([v])
+    done: list[Status] = []
+    wp = _waiting(v, done)
+    wp.allow("waitingPermitPlugin")
+    h.waiting_pods["v"] = wp
+    pl.preempt_pod(Candidate("fake-node"), Pod(PREEMPTOR), Pod(v))
+    assert [st.code for st in done] == [Code.SUCCESS]
+    assert rec.actions == [("patch", "v"), ("delete", "v")]
+    assert _preempted_notes(h) == [("v", "Preempted by pod p on node fake-node")]
+
+
+def test_waiting_pod_preempt_returns_whether_it_was_waiting() -> None:
+    """waitingPod.Preempt (waiting_pods_map.go): an Error status with the plugin, once."""
+    done: list[Status] = []
+    wp = _waiting(pod("v"), done)
+    assert wp.preempt("DefaultPreemption", "preempted") is True
+    assert wp.preempt("DefaultPreemption", "preempted") is False
+    wp.reject("other", "too late")
+    assert [(st.code, st.message) for st in done] == [(Code.ERROR, "preempted")]
+
+
+PREPARE_CANDIDATE_CASES = [
+    pytest.param([], [_victim("victim1")], [], None, [], [], id="TestPrepareCandidate/no victims"),
+    pytest.param([_victim("victim1")], [_victim("victim1")], [], None,
+                 [("patch", "victim1"), ("delete", "victim1")], ["victim1"],
+                 id="TestPrepareCandidate/one victim without condition"),
+    pytest.param([_victim("victim1-with-deletion-timestamp", deleting=True)],
+                 [_victim("victim1-with-deletion-timestamp", deleting=True)], [], None, [], [],
+                 id="TestPrepareCandidate/one victim, but victim is already being deleted"),
+    pytest.param([_victim("not-found-victim")], [], [], None, [("patch", "not-found-victim")], [],
+                 id="TestPrepareCandidate/one victim, but victim is already deleted"),
+    pytest.param([_victim("victim1", condition=True)], [_victim("victim1", condition=True)], [], None,
+                 [("delete", "victim1")], ["victim1"], id="TestPrepareCandidate/one victim with same condition"),
+    pytest.param([_victim("victim1", condition=True)], [], [], None, [("delete", "victim1")], [],
+                 id="TestPrepareCandidate/one victim, not-found victim error is ignored when patching"),
+    pytest.param([_victim("fail-victim", condition=True)], [], ["fail-victim"], "delete pod failed",
+                 [("delete", "fail-victim")], [], id="TestPrepareCandidate/one victim, but pod deletion failed"),
+    pytest.param([_victim("victim1")], [], [], None, [("patch", "victim1")], [],
+                 id="TestPrepareCandidate/one victim, not-found victim error is ignored when deleting"),
+    pytest.param([_victim("fail-victim")], [], ["fail-victim"], "patch pod status failed",
+                 [("patch", "fail-victim")], [], id="TestPrepareCandidate/one victim, but patch pod failed"),
+    pytest.param([_victim("fail-victim"), _victim("victim2", prio=50000)], [_victim("victim1")], ["fail-victim"],
+                 "patch pod status failed", [("patch", "fail-victim")], [],
+                 # Go evicts in parallel, so victim2 may be deleted or not; here victims go in order
+                 id="TestPrepareCandidate/two victims without condition, one passes successfully and the second fails"),
+]
+
+
+@pytest.mark.parametrize("victims, stored, failing, want_error, want_actions, want_events", PREPARE_CANDIDATE_CASES)
+def test_prepare_candidate(victims: list[dict[str, Any]], stored: list[dict[str, Any]], failing: list[str],
+                           want_error: str | None, want_actions: list[tuple[str, str]], want_events: list[str]) -> None:
+    """The cases with SchedulerAsyncPreemption off, whose status PostFilter returns."""
+    fail = {"fail_delete": tuple(failing)} if want_error == "delete pod failed" else {"fail_patch": tuple(failing)}
+    pl, h, rec = executor_setup(stored, **fail)
+    st = pl.prepare_candidate(Candidate("node1", [Pod(v) for v in victims]), Pod(PREEMPTOR))
+    if want_error is None:
+        assert st.is_success(), st
+    else:
+        assert (st.code, st.message) == (Code.ERROR, want_error)
+    assert rec.actions == want_actions
+    assert [n for n, _ in _preempted_notes(h)] == want_events
+
+
+def _nominated_pod(name: str, prio: int, node: str = "node1") -> Pod:
+    p = pod(name, prio=prio)
+    p.setdefault("status", {})["nominatedNodeName"] = node
+    return Pod(p)
+
+
+def test_prepare_candidate_clears_lower_priority_nominations_first() -> None:
+    """TestRemoveNominatedNodeName/Should make patch request to clear node name (and
+    getLowerPriorityNominatedPods): only lower-priority pods nominated to the node are cleared,
+    before the victims are evicted (prepareCandidateAsync's order)."""
+    low, same = _nominated_pod("low", LOW), _nominated_pod("same", HIGH)
+    pl, h, rec = executor_setup([_victim("victim1"), low.raw, same.raw])
+    h.nominated["node1"] = [low, same]
+    assert pl.prepare_candidate(Candidate("node1", [Pod(_victim("victim1"))]), Pod(PREEMPTOR)).is_success()
+    assert rec.actions == [("patch", "low"), ("patch", "victim1"), ("delete", "victim1")]
+    assert h.objects.get("v1", "Pod", "low", "default")["status"].get("nominatedNodeName") is None
+    assert h.objects.get("v1", "Pod", "same", "default")["status"]["nominatedNodeName"] == "node1"
+
+
+def test_prepare_candidate_does_not_patch_an_already_cleared_nomination() -> None:
+    """TestRemoveNominatedNodeName/Should not make patch request if nominated node is already cleared."""
+    cleared = Pod(pod("cleared", prio=LOW))
+    pl, h, rec = executor_setup([_victim("victim1"), cleared.raw])
+    h.nominated["node1"] = [cleared]
+    assert pl.prepare_candidate(Candidate("node1", [Pod(_victim("victim1"))]), Pod(PREEMPTOR)).is_success()
+    assert rec.actions == [("patch", "victim1"), ("delete", "victim1")]
+
+
+def test_prepare_candidate_all_victims_terminating_does_nothing() -> None:
+    """prepareCandidateAsync (v1.36's default path): when every victim is already being deleted
+    there is nothing to evict and lower-priority nominations are left as they are."""
+    low = _nominated_pod("low", LOW)
+    v = _victim("v", deleting=True)
+    pl, h, rec = executor_setup([v, low.raw])
+    h.nominated["node1"] = [low]
+    assert pl.prepare_candidate(Candidate("node1", [Pod(v)]), Pod(PREEMPTOR)).is_success()
+    assert rec.actions == []
+    assert _preempted_notes(h) == []
+
+
 # --- end to end on the simulated cluster -----------------------------------------------------------
 
 CFG = yaml.safe_dump({
@@ -656,3 +867,38 @@ def test_dry_run_preemption_looks_past_num_candidates_until_non_pdb_violating_no
         ("node1", ["p1"], 1), ("node3", ["p3"], 0), ("node5", ["p5"], 1)
     ]
     assert h.framework.num_filter_called == 8
+
+
+class HoldAtPermit:
+    """Permit: pods labelled hold=yes wait (60 s) for an allow that never comes."""
+
+    name = "HoldAtPermit"
+
+    def __init__(self, args: Any = None, handle: Any = None) -> None:
+        pass
+
+    @hookimpl
+    def permit(self, pod: Pod) -> Any:
+        if pod.labels.get("hold") == "yes":
+            return Status.wait(), 60.0
+        return None
+
+
+def test_sim_victim_held_at_permit_is_preempted_in_memory() -> None:
+    """v1.36 Executor.PreemptPod: the victim waiting at Permit is not deleted; its binding cycle
+    ends with an Error (waitingPod.Preempt), so its failure is a SchedulerError and it is retried
+    through backoff; the preemptor takes the node."""
+    cfg = yaml.safe_load(CFG)
+    cfg["profiles"][0]["plugins"]["permit"] = {"enabled": [{"name": "HoldAtPermit"}]}
+    reg = Registry.discover()
+    reg.register("TestFit", TestFit)
+    reg.register("HoldAtPermit", HoldAtPermit)
+    sim = SimulatedCluster([snode("n1"), spod("low", prio=1, cpu="2", labels={"hold": "yes"}), spod("high", prio=10, cpu="1")])
+    s = Scheduler(load_config_data(yaml.safe_dump(cfg), installed_plugins=reg.names()), reg, sim, simulated=True, seed=1)
+    sim.run(s)
+    assert "low" in names_in_store(sim)
+    assert (result_of(s, "high").status, result_of(s, "high").node) == ("Scheduled", "n1")
+    pre = [(e.regarding, e.note) for e in sim.events if e.reason == "Preempted"]
+    assert pre == [("Pod default/low", "Preempted by pod high on node n1 (in kube-scheduler memory).")]
+    failed = [e.note for e in sim.events if e.reason == "FailedScheduling" and e.regarding == "Pod default/low"]
+    assert failed[0] == "waiting on permit for pod: preempted"

@@ -99,6 +99,12 @@ class WaitingPod(Protocol):
         """Reject the pod: it is unreserved and goes back to the queue as Unschedulable."""
         ...
 
+    def preempt(self, plugin: str, message: str) -> bool:
+        """Preempt the pod (DefaultPreemption does, for a victim held at Permit): its binding
+        cycle fails with an Error and it goes back to the queue through backoff, not as
+        Unschedulable. False when the pod was no longer waiting."""
+        ...
+
 
 @runtime_checkable
 class ObjectClient(Protocol):

@@ -60,6 +60,18 @@ class WaitingPodImpl:
             self.status = Status(Code.UNSCHEDULABLE, message, plugin=plugin)
         self._on_done(self, self.status)
 
+    def preempt(self, plugin: str, message: str) -> bool:
+        """Stop waiting with an Error (kube-scheduler 1.36's ``waitingPod.Preempt``): unlike
+        :meth:`reject` the pod is not marked unschedulable; its binding cycle fails and it goes
+        back to the queue through backoff. False when the pod was no longer waiting."""
+        with self._lock:
+            if self.done:
+                return False
+            self.done = True
+            self.status = Status(Code.ERROR, message, plugin=plugin)
+        self._on_done(self, self.status)
+        return True
+
     def timeout(self, plugin: str) -> None:
         with self._lock:
             wait = self._pending.get(plugin)

@@ -1,10 +1,11 @@
 """DefaultPreemption: the PostFilter plugin that preempts lower-priority pods.
 
-Port of kube-scheduler's ``pkg/scheduler/framework/plugins/defaultpreemption/default_preemption.go``
-and the generic evaluator ``pkg/scheduler/framework/preemption/preemption.go`` (stored copies at
-kubernetes/kubernetes commits 008b3652959c (plugin) and 00e6d9519393 (evaluator), master after
-v1.34; followed with v1.34 semantics: the workload-aware / pod-group preemption paths that exist
-only behind later feature gates are left out).
+Port of kube-scheduler v1.36.3's ``pkg/scheduler/framework/plugins/defaultpreemption/default_preemption.go``,
+the generic evaluator ``pkg/scheduler/framework/preemption/preemption.go`` and the victims'
+eviction in ``pkg/scheduler/framework/preemption/executor.go`` (``Executor``, new in 1.36), with
+v1.36's default feature gates: the pod-group paths (``WorkloadAwarePreemption``,
+``TopologyAwareWorkloadScheduling``, ``podgrouppreemption.go``, ``types.go``) are alpha and off,
+so a pod with ``spec.schedulingGroup`` preempts like any other pod.
 
 What is ported:
 
@@ -16,21 +17,35 @@ What is ported:
   violates no PDB) are found. Nodes are tried one after another here (Go runs them in parallel
   and cancels); the candidates found are the same as Go's when Go's workers finish in order.
 * ``SelectVictimsOnNode`` on a cloned NodeInfo and a cloned CycleState: remove all lower-priority
-  pods, check the pod fits (``RunFilterPluginsWithNominatedPods``), reprieve PDB-violating victims
-  first and then the others, from the most important down (``util.MoreImportantPod``).
+  pods (collected first, then removed, as v1.36 does), check the pod fits
+  (``RunFilterPluginsWithNominatedPods``), reprieve PDB-violating victims first and then the
+  others, from the most important down (``util.MoreImportantPod``).
 * ``pickOneNodeForPreemption`` with Go's criteria and order.
-* ``prepareCandidate`` (synchronous): a victim waiting at Permit is rejected, any other victim
-  gets the ``DisruptionTarget`` condition and is deleted; a ``Preempted`` event is recorded on each
-  victim; lower-priority pods nominated to the node have their nomination cleared.
+* ``Executor.PreemptPod``: a victim waiting at Permit is *preempted* in memory
+  (``waitingPod.Preempt``: its binding cycle ends with an Error, so it goes back to the queue
+  through backoff rather than as unschedulable) and not deleted; its ``Preempted`` event says
+  ``(in kube-scheduler memory).``. A victim that was no longer waiting, and any other victim, gets
+  the ``DisruptionTarget`` condition and is deleted (a victim already gone is skipped without an
+  event). A ``Preempted`` event is recorded on each victim.
+* Lower-priority pods nominated to the node have their nomination cleared; this happens first,
+  then the victims are evicted, and nothing is done when every victim is already being deleted:
+  the order and the early return of ``prepareCandidateAsync``, the path v1.36 takes by default.
 
 Differences, and why:
 
 * The random offset of ``GetOffsetAndNumCandidates`` (``rand.Int31n``) comes from a plugin-local
   ``random.Random`` seeded with 0 (the Handle has no RNG), so simulations are reproducible; tests
   may replace :attr:`DefaultPreemption.get_offset_rand` as Go's tests replace ``getOffsetRand``.
-* Async preemption (``SchedulerAsyncPreemption``, KEP-4832) is not ported: victims are deleted
-  within the PostFilter call, as Go does with the gate off. With the gate off Go's PreEnqueue
-  always admits and EventsToRegister returns nothing; so do we.
+* Asynchronous preemption (``SchedulerAsyncPreemption``, beta and on by default since 1.33) only
+  changes when the evictions happen: victims are evicted within the PostFilter call, so the
+  preemptor needs no PreEnqueue hold (Go's PreEnqueue ``waiting for the preemption for this pod
+  to be finished``) and no requeue events of its own (EventsToRegister returns nothing, as Go
+  with the gate off). The victims, the nominated node, the events and the messages are the same.
+  One consequence differs: an eviction that fails with an API error fails this PostFilter (an
+  Error, no nomination), where Go's goroutine logs it and moves the preemptor to the active queue.
+* A victim in its PreBind phase is deleted through the API: v1.36 cancels such a victim's binding
+  cycle in memory (``GetPodInPreBind``), which needs a cancellable binding cycle kubesched's
+  scheduler does not have.
 * Scheduler extenders do not exist in kubesched, so ``callExtenders`` is the identity.
 * ``IsEligiblePod``/``MoreImportantPod`` are overridable attributes, as in Go.
 """
@@ -512,11 +527,12 @@ class DefaultPreemption:
         return candidates[0]
 
     def preempt_pod(self, c: Candidate, preemptor: Pod, victim: Pod) -> None:
-        """Evaluator.PreemptPod: reject a waiting victim, otherwise mark and delete it."""
+        """Executor.PreemptPod: preempt a waiting victim in memory, otherwise mark and delete it."""
         h = self.handle
+        event_message = f"Preempted by pod {preemptor.uid} on node {c.name}"
         wp = h.get_waiting_pod(victim.uid)
-        if wp is not None:
-            wp.reject(self.name, "preempted")
+        if wp is not None and wp.preempt(self.name, "preempted"):
+            event_message += " (in kube-scheduler memory)."
         else:
             conditions = [dict(x) for x in victim.status.get("conditions") or ()]
             cond = {
@@ -542,25 +558,16 @@ class DefaultPreemption:
             except ObjectNotFound:
                 log.info("Victim Pod %s is already deleted", victim.key)
                 return
-        h.event_recorder.event(
-            victim.raw,
-            "Normal",
-            "Preempted",
-            "Preempting",
-            f"Preempted by pod {preemptor.uid} on node {c.name}",
-            preemptor.raw,
-        )
+        h.event_recorder.event(victim.raw, "Normal", "Preempted", "Preempting", event_message, preemptor.raw)
 
     def prepare_candidate(self, c: Candidate, pod: Pod) -> Status:
+        """Executor.prepareCandidateAsync's work, done before PostFilter returns: clear the
+        nomination of lower-priority pods nominated to the node, then evict the victims; nothing
+        when every victim is already being deleted (graceful deletion started)."""
         h = self.handle
-        for victim in c.victims:
-            if victim.deletion_timestamp is not None:
-                continue  # graceful deletion already started
-            try:
-                self.preempt_pod(c, pod, victim)
-            except Exception as e:
-                log.error("Tried to preempt pod %s for %s: %s", victim.key, pod.key, e)
-                return Status.from_exception(e)
+        victims = [v for v in c.victims if v.deletion_timestamp is None]
+        if not victims:
+            return Status.success()
         # lower-priority pods nominated to this node may no longer fit: clear their nomination
         for np in h.nominated_pods_for_node(c.name) or ():
             if np.priority >= pod.priority or not np.nominated_node_name:
@@ -569,6 +576,12 @@ class DefaultPreemption:
                 h.objects.patch("v1", "Pod", np.name, {"status": {"nominatedNodeName": None}}, np.namespace, subresource="status")
             except Exception as e:  # not critical, as in Go
                 log.warning("Cannot clear 'NominatedNodeName' field of %s: %s", np.key, e)
+        for victim in victims:
+            try:
+                self.preempt_pod(c, pod, victim)
+            except Exception as e:
+                log.error("Tried to preempt pod %s for %s: %s", victim.key, pod.key, e)
+                return Status.from_exception(e)
         return Status.success()
 
 

@@ -1,21 +1,70 @@
-"""DynamicResources: kube-scheduler's default profile (v1.34) includes dynamic resource
+"""DynamicResources: kube-scheduler's default profile (v1.36) includes dynamic resource
 allocation (DRA). kubesched does not allocate ResourceClaims yet: pods without
 ``spec.resourceClaims`` are unaffected (PreFilter returns Skip, as kube-scheduler's plugin does
 for them); a pod that uses claims is rejected with a clear, unresolvable reason instead of being
-placed on a node whose devices nobody allocated."""
+placed on a node whose devices nobody allocated.
+
+PostFilter (``dynamicresources.go`` PostFilter, v1.36.3) runs before DefaultPreemption (the
+default profile inserts DynamicResources before it): it deallocates a claim the pod could not use
+so that no running pod is evicted for it. kubesched never allocates a claim nor gets past
+PreFilter for a pod with claims, so the plugin's cycle state never holds a claim, and PostFilter
+answers as kube-scheduler does for a claim-less state: Unschedulable ``no new claims to
+deallocate`` (the FailedScheduling message then reads ``..., no new claims to deallocate,
+preemption: ...``). As in Go, PreFilter records its (empty) state before anything else, and a
+PostFilter that finds no state, because an earlier PreFilter plugin ended the cycle as
+UnschedulableAndUnresolvable before this one ran, is an Error ``not found``
+(``getStateData``/``CycleState.Read``'s ``ErrNotFound``), which stops the PostFilter plugins
+after it (no preemption), as kube-scheduler's RunPostFilterPlugins does.
+"""
 
 from __future__ import annotations
 
-from kubesched.sdk import ActionType, ClusterEvent, ClusterEventWithHint, Pod, Status, hookimpl
+from typing import Any
+
+from kubesched.sdk import (
+    ActionType,
+    ClusterEvent,
+    ClusterEventWithHint,
+    Code,
+    CycleState,
+    Pod,
+    StateData,
+    Status,
+    hookimpl,
+)
 
 __all__ = ["DynamicResources"]
 
+NAME = "DynamicResources"
+#: stateKey = Name in dynamicresources.go
+STATE_KEY = NAME
+
+#: PostFilter's answer when the cycle state holds no claim (dynamicresources.go PostFilter).
+NO_NEW_CLAIMS_MSG = "no new claims to deallocate"
+#: fwk.ErrNotFound's text: PostFilter without the state PreFilter writes.
+STATE_NOT_FOUND_MSG = "not found"
+
+
+class _StateData(StateData):
+    """The plugin's cycle state. kubesched stores no claim in it (Go's ``claims`` stays empty for
+    every pod it lets through, and for every pod whose PreFilter stopped before listing them)."""
+
+    __slots__ = ()
+
+    def clone(self) -> _StateData:
+        return self  # nothing in it changes
+
+
+_EMPTY_STATE = _StateData()
+
 
 class DynamicResources:
-    name = "DynamicResources"
+    name = NAME
 
     @hookimpl
-    def pre_filter(self, pod: Pod) -> Status:
+    def pre_filter(self, state: CycleState, pod: Pod) -> Status:
+        # "We just initialize an empty state to record that observation for the other functions."
+        state.write(STATE_KEY, _EMPTY_STATE)
         if not pod.spec.get("resourceClaims"):
             return Status.skip()
         return Status.unresolvable("kubesched does not support dynamic resource allocation (pod uses resourceClaims)")
@@ -23,6 +72,12 @@ class DynamicResources:
     @hookimpl
     def filter(self) -> None:
         return None
+
+    @hookimpl
+    def post_filter(self, state: CycleState) -> tuple[Any, Status]:
+        if STATE_KEY not in state:
+            return None, Status(Code.ERROR, STATE_NOT_FOUND_MSG)
+        return None, Status.unschedulable(NO_NEW_CLAIMS_MSG)
 
     @hookimpl
     def events_to_register(self) -> list[ClusterEventWithHint]:

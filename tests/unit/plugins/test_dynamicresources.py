@@ -1,0 +1,150 @@
+"""DynamicResources: PreFilter and PostFilter as far as kubesched supports claims (it rejects
+pods that use them), from kube-scheduler v1.36.3's dynamicresources_test.go (TestPlugin), and the
+FailedScheduling message its PostFilter and DefaultPreemption's compose (framework.go
+RunPostFilterPlugins joins the PostFilter plugins' reasons with ", ", in profile order)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kubesched.runtime.plugins.dynamicresources import DynamicResources
+from kubesched.sdk import Code, CycleState, Pod, Status, hookimpl
+from kubesched.testing import build_plugin, make_pod
+
+UNSUPPORTED = "kubesched does not support dynamic resource allocation (pod uses resourceClaims)"
+
+
+def _claim_pod() -> Pod:
+    w = make_pod().name("my-pod").uid("my-pod").namespace("default")
+    o = w.obj()
+    o["spec"]["resourceClaims"] = [{"name": "my-resource", "resourceClaimName": "my-pod-my-resource"}]
+    return Pod(o)
+
+
+def test_empty_pod_skips_prefilter_and_has_no_claims_to_deallocate() -> None:
+    """TestPlugin/empty: PreFilter Skip, PostFilter Unschedulable (no new claims to deallocate)."""
+    pl = build_plugin(DynamicResources)
+    state = CycleState()
+    p = Pod(make_pod().name("foo").namespace("default").obj())
+    assert pl.pre_filter(state, p).code is Code.SKIP
+    result, st = pl.post_filter(state)
+    assert result is None
+    assert (st.code, st.message) == (Code.UNSCHEDULABLE, "no new claims to deallocate")
+
+
+def test_pod_with_claims_is_rejected_and_has_no_claims_to_deallocate() -> None:
+    """TestPlugin/missing-class: a PreFilter that stops before recording the claims leaves the
+    state empty, so PostFilter has no new claims to deallocate. kubesched's PreFilter stops at
+    once for any pod with claims (it allocates none)."""
+    pl = build_plugin(DynamicResources)
+    state = CycleState()
+    st = pl.pre_filter(state, _claim_pod())
+    assert (st.code, st.message) == (Code.UNSCHEDULABLE_AND_UNRESOLVABLE, UNSUPPORTED)
+    _, st = pl.post_filter(state)
+    assert (st.code, st.message) == (Code.UNSCHEDULABLE, "no new claims to deallocate")
+
+
+def test_post_filter_without_prefilter_state_is_an_error() -> None:
+    """getStateData: CycleState.Read's ErrNotFound ("not found") as an Error status, when an
+    earlier PreFilter plugin ended the cycle before DynamicResources' PreFilter ran."""
+    _, st = build_plugin(DynamicResources).post_filter(CycleState())
+    assert (st.code, st.message) == (Code.ERROR, "not found")
+
+
+def test_prefilter_state_survives_cycle_state_clone() -> None:
+    """Preemption clones the CycleState; the clone still has the plugin's state."""
+    pl = build_plugin(DynamicResources)
+    state = CycleState()
+    pl.pre_filter(state, Pod(make_pod().name("foo").obj()))
+    _, st = pl.post_filter(state.clone())
+    assert st.message == "no new claims to deallocate"
+
+
+# --- the PostFilter plugins together (RunPostFilterPlugins, FitError.Error) -------------------------
+
+
+def _full(calls: list) -> type:
+    class Full:
+        @hookimpl
+        def filter(self, node_info):
+            calls.append(("filter", node_info.name))
+            return Status.unschedulable("Insufficient cpu")
+
+    return Full
+
+
+POST_FILTER = {"postFilter": ["DynamicResources", "DefaultPreemption"]}
+
+
+def test_message_joins_dynamic_resources_before_preemption(ks, calls) -> None:
+    """kube-scheduler 1.36 with the default profile: DynamicResources' reason comes first, then
+    DefaultPreemption's, joined with ", " (fwk.NewStatus(Unschedulable, reasons...).Message())."""
+    r = ks.run(
+        {"Full": _full(calls)},
+        {"preFilter": ["DynamicResources"], "filter": ["Full"], **POST_FILTER},
+        ks.nodes(2) + [ks.pod("p", cpu="1")],
+    )
+    expected = (
+        "0/2 nodes are available: 2 Insufficient cpu. no new claims to deallocate, "
+        "preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod."
+    )
+    assert r.result("p").message == expected
+    (ev,) = r.events("FailedScheduling")
+    assert ev.note == expected
+
+
+def test_message_of_a_pod_with_claims(ks, calls) -> None:
+    """A pod with claims: every node UnschedulableAndUnresolvable from PreFilter, so preemption is
+    not helpful; DynamicResources' PostFilter still speaks first."""
+    p = ks.pod("p")
+    p["spec"]["resourceClaims"] = [{"name": "gpu", "resourceClaimName": "no-such-claim"}]
+    r = ks.run({"Full": _full(calls)}, {"preFilter": ["DynamicResources"], "filter": ["Full"], **POST_FILTER},
+               ks.nodes(2) + [p])
+    assert r.result("p").message == (
+        f"0/2 nodes are available: {UNSUPPORTED}. no new claims to deallocate, "
+        "preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling."
+    )
+    assert calls == []  # no Filter ran
+
+
+def test_preemption_success_drops_the_earlier_reason(ks) -> None:
+    """A Success from DefaultPreemption ends RunPostFilterPlugins with its own (empty) message:
+    the preemptor's FailedScheduling has no PostFilter part, then it is bound."""
+    r = ks.run(
+        {},
+        {"preFilter": ["NodeResourcesFit", "DynamicResources"], "filter": ["NodeResourcesFit"], **POST_FILTER},
+        [ks.node("n1", cpu="2"), ks.pod("low", cpu="2", priority=1, node_name="n1"), ks.pod("high", cpu="1", priority=10)],
+    )
+    assert [e.note for e in r.events("FailedScheduling")] == ["0/1 nodes are available: 1 Insufficient cpu."]
+    assert r.result("high").node == "n1"
+
+
+def test_missing_state_stops_the_postfilter_plugins(ks) -> None:
+    """An earlier PreFilter ended the cycle UnschedulableAndUnresolvable, so DynamicResources'
+    PreFilter did not run: its PostFilter Error stops RunPostFilterPlugins (no preemption) and
+    the status names the plugin."""
+    seen: list[Any] = []
+
+    class Gate:
+        @hookimpl
+        def pre_filter(self):
+            return Status.unresolvable("no ticket")
+
+    class Spy:
+        @hookimpl
+        def post_filter(self):
+            seen.append("Spy")
+            return Status.unschedulable("spy")
+
+    r = ks.build({"Gate": Gate, "Spy": Spy},
+                 {"preFilter": ["Gate", "DynamicResources"], "postFilter": ["DynamicResources", "Spy"]},
+                 ks.nodes(1)).start()
+    fw = r.framework
+    pod = Pod(ks.pod("p"))
+    state = CycleState()
+    _, st, _ = fw.run_pre_filter(state, pod, list(r.scheduler.cache.update_snapshot().list()))
+    assert (st.code, st.message) == (Code.UNSCHEDULABLE_AND_UNRESOLVABLE, "no ticket")
+    result, st = fw.run_post_filter(state, pod, {"n1": st})
+    assert result is None
+    assert (st.code, st.message, st.plugin) == (Code.ERROR, "not found", "DynamicResources")
+    assert seen == []
