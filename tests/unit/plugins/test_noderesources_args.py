@@ -4,9 +4,11 @@ from kube-scheduler's ``pkg/scheduler/apis/config/v1/defaults_test.go`` (TestPlu
 
 Go's validation tests call ``ValidateNodeResourcesFitArgs`` on the internal config, without the v1
 defaulting; ``args.errors()`` on an object whose fields were assigned after construction does the
-same. The field paths are those of the v1.34 validation (``scoringStrategy.resources[i].weight``,
-``scoringStrategy.shape[i]...``); older copies of the test file expected paths without the
-``scoringStrategy.`` prefix.
+same. The field paths are those of the v1.36 validation (``scoringStrategy.resources[i].weight``,
+``scoringStrategy.requestedToCapacityRatio.shape[i]...``; v1.34 said ``scoringStrategy.shape``).
+The qualified-name messages are the SDK's (apimachinery v0.34 wording: "a qualified name must
+consist of", "no more than 63 characters"); apimachinery v0.36 says "a valid label key must
+consist of" and "no more than 63 bytes".
 """
 
 from __future__ import annotations
@@ -188,12 +190,22 @@ def _fit_args(ignored=(), groups=(), strategy=...) -> NodeResourcesFitArgs:
             "resource group name can't contain '/'",
             id="TestValidateFitArgs/IgnoredResourceGroups: name cannot be contain slash",
         ),
-        # v1.34 validation accepts a nil ScoringStrategy (the Go case only checks the message
-        # when there is an error); defaulting never leaves it nil anyway.
+        # v1.36: a nil ScoringStrategy is an error (defaulting never leaves it nil)
         pytest.param(
             _fit_args(strategy=None),
-            "",
+            "scoringStrategy: Required value: ScoringStrategy field is required",
             id="TestValidateFitArgs/ScoringStrategy: field is required",
+        ),
+        pytest.param(
+            _fit_args(strategy=ScoringStrategy("Invalid", [ResourceSpec("cpu", 1)])),
+            'Unsupported value: "Invalid"',
+            id="TestValidateFitArgs/ScoringStrategy: type is unsupported",
+        ),
+        pytest.param(
+            _fit_args(strategy=ScoringStrategy("RequestedToCapacityRatio", [ResourceSpec("cpu", 1)])),
+            "scoringStrategy.requestedToCapacityRatio: Required value: "
+            "must be specified when type is RequestedToCapacityRatio",
+            id="TestValidateFitArgs/ScoringStrategy: requestedToCapacityRatio field is missing",
         ),
     ],
 )
@@ -203,6 +215,18 @@ def test_validate_fit_args(args, expect):
         assert errs == []
     else:
         assert any(expect in e for e in errs), errs
+
+
+def test_validate_fit_args_forbids_a_shape_for_other_types():
+    """v1.36: requestedToCapacityRatio set with another type is Forbidden (v1.34 validated the
+    shape and ignored it)."""
+    strategy = ScoringStrategy(
+        "LeastAllocated", [ResourceSpec("cpu", 1)], RequestedToCapacityRatioParam([UtilizationShapePoint(0, 0)])
+    )
+    assert _fit_args(strategy=strategy).errors() == [
+        "scoringStrategy.requestedToCapacityRatio: Forbidden: "
+        "must be nil when type is not RequestedToCapacityRatio"
+    ]
 
 
 def _fields(errs: list[str]) -> list[tuple[str, str]]:
@@ -271,7 +295,7 @@ _SHAPE30 = [UtilizationShapePoint(30, 3)]
         pytest.param(
             None,
             None,
-            [("scoringStrategy.shape", "Required value")],
+            [("scoringStrategy.requestedToCapacityRatio.shape", "Required value")],
             id="TestValidateRequestedToCapacityRatioScoringStrategy/no shapes",
         ),
         pytest.param(
@@ -295,19 +319,19 @@ _SHAPE30 = [UtilizationShapePoint(30, 3)]
         pytest.param(
             None,
             [UtilizationShapePoint(-1, 3)],
-            [("scoringStrategy.shape[0].utilization", INVALID)],
+            [("scoringStrategy.requestedToCapacityRatio.shape[0].utilization", INVALID)],
             id="TestValidateRequestedToCapacityRatioScoringStrategy/utilization less than min",
         ),
         pytest.param(
             None,
             [UtilizationShapePoint(101, 3)],
-            [("scoringStrategy.shape[0].utilization", INVALID)],
+            [("scoringStrategy.requestedToCapacityRatio.shape[0].utilization", INVALID)],
             id="TestValidateRequestedToCapacityRatioScoringStrategy/utilization greater than max",
         ),
         pytest.param(
             None,
             [UtilizationShapePoint(10, 3), UtilizationShapePoint(10, 3)],
-            [("scoringStrategy.shape[1].utilization", INVALID)],
+            [("scoringStrategy.requestedToCapacityRatio.shape[1].utilization", INVALID)],
             id="TestValidateRequestedToCapacityRatioScoringStrategy/duplicated utilization values",
         ),
         pytest.param(
@@ -327,19 +351,19 @@ _SHAPE30 = [UtilizationShapePoint(30, 3)]
                 UtilizationShapePoint(20, 3),
                 UtilizationShapePoint(15, 3),
             ],
-            [("scoringStrategy.shape[2].utilization", INVALID)],
+            [("scoringStrategy.requestedToCapacityRatio.shape[2].utilization", INVALID)],
             id="TestValidateRequestedToCapacityRatioScoringStrategy/non-increasing utilization values",
         ),
         pytest.param(
             None,
             [UtilizationShapePoint(10, -1)],
-            [("scoringStrategy.shape[0].score", INVALID)],
+            [("scoringStrategy.requestedToCapacityRatio.shape[0].score", INVALID)],
             id="TestValidateRequestedToCapacityRatioScoringStrategy/score less than min",
         ),
         pytest.param(
             None,
             [UtilizationShapePoint(10, 11)],
-            [("scoringStrategy.shape[0].score", INVALID)],
+            [("scoringStrategy.requestedToCapacityRatio.shape[0].score", INVALID)],
             id="TestValidateRequestedToCapacityRatioScoringStrategy/score greater than max",
         ),
     ],
@@ -419,14 +443,25 @@ def test_validate_node_resources_balanced_allocation_args(args, want):
                     "requestedToCapacityRatio": {"shape": []},
                 }
             },
-            "args.scoringStrategy.shape",
+            "args.scoringStrategy.requestedToCapacityRatio.shape",
             "Required value: at least one point must be specified",
         ),
         (
             Fit,
             {"scoringStrategy": {"type": "RequestedToCapacityRatio"}},
-            "args.scoringStrategy.shape",
-            "Required value: at least one point must be specified",
+            "args.scoringStrategy.requestedToCapacityRatio",
+            "Required value: must be specified when type is RequestedToCapacityRatio",
+        ),
+        (
+            Fit,
+            {
+                "scoringStrategy": {
+                    "type": "MostAllocated",
+                    "requestedToCapacityRatio": {"shape": [{"utilization": 0, "score": 0}]},
+                }
+            },
+            "args.scoringStrategy.requestedToCapacityRatio",
+            "Forbidden: must be nil when type is not RequestedToCapacityRatio",
         ),
         (
             Fit,
@@ -438,7 +473,7 @@ def test_validate_node_resources_balanced_allocation_args(args, want):
                     },
                 }
             },
-            "args.scoringStrategy.shape[1].utilization",
+            "args.scoringStrategy.requestedToCapacityRatio.shape[1].utilization",
             "Invalid value: 40: values must be sorted in increasing order",
         ),
         (

@@ -1,8 +1,13 @@
 """NodeResourcesFit, transcribed from kube-scheduler's
 ``pkg/scheduler/framework/plugins/noderesources/fit_test.go``.
 
-Cases of the DRAExtendedResource gate (alpha, off in v1.34, not ported) and of the v1.35 SignPod
-are left out; everything else is here, under the Go test function and case name.
+The v1.36.3 tables. Left out: the cases that need DRA objects (DRAExtendedResource, beta and on
+in v1.36, delegates extended resources served by a DeviceClass to DynamicResources; kubesched
+does not model DeviceClasses, and with none Go takes the same path as here), the DeviceClass hint
+(Test_isSchedulableAfterDeviceClassChange), TestFitSignPod (Go's SignPod fragments),
+TestScorePlacement_Resources (TopologyAwareWorkloadScheduling, alpha, off) and
+TestComputePodResourceRequestWithNodeAllocatableDRA (DRANodeAllocatableResources, alpha, off).
+Everything else is here, under the Go test function and case name.
 
 Go builds the plugin with ``feature.Features{}`` (every gate off) and turns single gates on; so do
 these tests (``ALL_OFF``). Go's hints return ``(Queue, err)`` for objects of the wrong type; the
@@ -449,12 +454,32 @@ ENOUGH_REQUESTS = [
         [insufficient("memory", 2, 19, 20)],
         pod_level=True,
     ),
+    # DRAExtendedResource on without a DRA manager (Go: the kubelet path): no delegation, the
+    # plugin checks the request itself, as kubesched always does
+    _enough(
+        "extended resource backed by DRA, nil draManager",
+        new_resource_pod(R(1, 1, scalar={EXT_A: 1})),
+        [R(0, 0)],
+    ),
     _enough(
         "extended resource backed by DRA not enabled",
         new_resource_pod(R(1, 1, scalar={DRA_EXT: 1})),
         [R(0, 0)],
         unresolvable(E(DRA_EXT)),
         [insufficient(DRA_EXT, 1, 0, 0, True)],
+    ),
+    # no DeviceClass serves example.com/bbb, so DRAExtendedResource changes nothing
+    _enough(
+        "extended resource NOT backed by DRA",
+        new_resource_pod(R(1, 1, scalar={EXT_B: 1})),
+        [R(0, 0)],
+        unresolvable(E(EXT_B)),
+        [insufficient(EXT_B, 1, 0, 0, True)],
+    ),
+    _enough(
+        "extended resource was backed by Device Plugin (Allocatable: 0), global cache",
+        new_resource_pod(R(scalar={EXT_A: 1})),
+        [R(scalar={EXT_A: 0})],
     ),
 ]
 
@@ -877,8 +902,9 @@ def test_events_to_register(features, expected):
     assert all(e.hint is not None for e in events)
 
 
-def test_events_to_register_v1_34_defaults():
-    """With the v1.34 gates (InPlacePodVerticalScaling on, queueing hints GA)."""
+def test_events_to_register_v1_36_defaults():
+    """With the v1.36 gates (InPlacePodVerticalScaling and queueing hints GA). Go also registers
+    DeviceClass Add/Update under DRAExtendedResource; kubesched does not (see the module doc)."""
     p = build_plugin(Fit, None, make_handle())
     assert [(e.event.resource, e.event.action) for e in p.events_to_register()] == [
         ("Pod", ActionType.DELETE | ActionType.UPDATE_POD_SCALE_DOWN),
@@ -901,6 +927,14 @@ POD_CHANGE = [
         "queue-on-other-pod-deleted",
         make_pod().name("pod1").req(cpu="1").obj(),
         make_pod().name("pod2").req(cpu="1").node("fake").obj(),
+        None,
+        True,
+        QUEUE,
+    ),
+    (
+        "queue-on-nominated-pod-deleted",
+        make_pod().name("pod1").uid("pod1").req(cpu="1").uid("uid0").obj(),
+        make_pod().name("pod2").uid("pod2").req(cpu="2").nominated_node_name("fake").uid("uid1").obj(),
         None,
         True,
         QUEUE,
@@ -995,6 +1029,37 @@ def test_is_schedulable_after_pod_change_status_resources():
     assert p.is_schedulable_after_pod_event(target, old, new) is SKIP
     new["status"]["containerStatuses"] = [{"name": "con0", "resources": {"requests": {"cpu": "1"}}}]
     assert p.is_schedulable_after_pod_event(target, old, new) is QUEUE
+
+
+def _pod_level_resized(cpu_spec: str, cpu_actuated: str | None, infeasible: bool = False) -> dict[str, Any]:
+    """A scheduled pod with pod-level requests whose status reports what the kubelet actuated."""
+    o = _pl(make_pod().name("pod2").uid("pod2").node("fake"), {"cpu": cpu_spec})
+    if cpu_actuated is not None:
+        o["status"]["resources"] = {"requests": {"cpu": cpu_actuated}}
+    if infeasible:
+        o["status"]["conditions"] = [{"type": "PodResizePending", "status": "True", "reason": "Infeasible"}]
+    return o
+
+
+def test_is_schedulable_after_pod_change_pod_level_status_resources():
+    """v1.36 InPlacePodLevelResourcesVerticalScaling (beta, on): the pod-level requests of a
+    resized pod are the max of spec, ``status.resources`` and ``status.allocatedResources``
+    (resource.PodRequests' determineEffectiveRequests), so a pod-level scale-down frees nothing
+    until the kubelet actuates it; with the gate off the spec alone counts."""
+    target = Pod(_pl(make_pod().name("pod1").uid("pod1"), {"cpu": "1"}))
+    old = _pod_level_resized("2", "2")
+    pending = _pod_level_resized("1", "2")  # spec scaled down, not actuated yet
+    actuated = _pod_level_resized("1", "1")
+    on = new_fit(
+        enable_in_place_pod_vertical_scaling=True,
+        enable_in_place_pod_level_resources_vertical_scaling=True,
+    )
+    assert on.is_schedulable_after_pod_event(target, old, pending) is SKIP
+    assert on.is_schedulable_after_pod_event(target, old, actuated) is QUEUE
+    off = new_fit(enable_in_place_pod_vertical_scaling=True)
+    assert off.is_schedulable_after_pod_event(target, old, pending) is QUEUE
+    # an infeasible resize: the spec is left out, the actuated amount counts
+    assert on.is_schedulable_after_pod_event(target, _pod_level_resized("1", "2"), _pod_level_resized("3", "1", infeasible=True)) is QUEUE
 
 
 # Test_isSchedulableAfterNodeChange ------------------------------------------------------------

@@ -812,3 +812,28 @@ def test_calculate_node_allocatable_request():
     assert got == ([1500, 3, 2, 0, 0], [1000, 2, 1, 0, 0], [4000, 8, 2, 0, 0])
     # without the gpu request the gpu is left out
     assert scorer.calculate_node_allocatable_request(ni, [500, 1, 0, 0, 0])[2] == [4000, 8, 0, 0, 0]
+
+
+# beyond the Go tests: InPlacePodLevelResourcesVerticalScaling (v1.36, beta, on) -------------------
+@pytest.mark.parametrize(
+    ("level_status", "expected"),
+    [(True, 2000), (False, 1000)],
+    ids=["gate on: max of spec and status", "gate off: spec only"],
+)
+def test_calculate_pod_resource_request_reads_pod_level_status(level_status, expected):
+    """calculatePodResourceRequest passes InPlacePodLevelResourcesVerticalScalingEnabled to
+    resource.PodRequests: a pod whose pod-level cpu request was scaled down from 2 to 1 but whose
+    status still reports 2 counts 2 (BalancedAllocation builds its scorer with the gates)."""
+    o = make_pod().req({"cpu": "500m"}).obj()
+    o["spec"]["resources"] = {"requests": {"cpu": "1"}}
+    o["status"]["resources"] = {"requests": {"cpu": "2"}}
+    scorer = ResourceAllocationScorer(
+        "",
+        least_resource_scorer([]),
+        [],
+        use_requested=True,
+        enable_in_place_pod_vertical_scaling=True,
+        enable_pod_level_resources=True,
+        enable_in_place_pod_level_resources_vertical_scaling=level_status,
+    )
+    assert scorer.calculate_pod_resource_request(Pod(o), "cpu") == expected

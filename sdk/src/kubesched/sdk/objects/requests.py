@@ -113,6 +113,7 @@ def pod_requests(
     use_status: bool = False,
     non_missing: bool = False,
     exclude_overhead: bool = False,
+    pod_level_status: bool = False,
 ) -> Requests:
     """resource.PodRequests: containers summed, each init container's peak (with the restartable
     init containers before it) taken as a floor, sidecars added, pod-level requests of supported
@@ -120,18 +121,22 @@ def pod_requests(
 
     ``non_missing`` fills missing cpu/memory container requests with 100m/200Mi (scoring's
     NonMissingContainerRequests); ``use_status`` reads the container statuses as
-    InPlacePodVerticalScaling does.
+    InPlacePodVerticalScaling does; with ``use_status`` and ``pod_level_status``
+    (InPlacePodLevelResourcesVerticalScaling) the pod-level requests are read from
+    ``status.resources`` / ``status.allocatedResources`` too.
 
     A pod view is read-only, so the result for each set of options is computed once per view
     and kept on it; each call returns a new dict.
     """
-    key = (pod_level, use_status, non_missing, exclude_overhead)
+    key = (pod_level, use_status, non_missing, exclude_overhead, pod_level_status)
     memo: dict[tuple[bool, ...], Requests] | None = pod.__dict__.get(_MEMO)
     if memo is None:
         memo = pod.__dict__[_MEMO] = {}
     reqs = memo.get(key)
     if reqs is None:
-        reqs = memo[key] = _pod_requests(pod, pod_level, use_status, non_missing, exclude_overhead)
+        reqs = memo[key] = _pod_requests(
+            pod, pod_level, use_status, non_missing, exclude_overhead, pod_level_status and use_status
+        )
     return dict(reqs)
 
 
@@ -139,7 +144,9 @@ def pod_requests(
 _MEMO = "_pod_requests"
 
 
-def _pod_requests(pod: Pod, pod_level: bool, use_status: bool, non_missing: bool, exclude_overhead: bool) -> Requests:
+def _pod_requests(
+    pod: Pod, pod_level: bool, use_status: bool, non_missing: bool, exclude_overhead: bool, level_status: bool
+) -> Requests:
     statuses: dict[str, Mapping[str, Any]] = {}
     if use_status:
         st = pod.status
@@ -180,15 +187,30 @@ def _pod_requests(pod: Pod, pod_level: bool, use_status: bool, non_missing: bool
     if pod_level:
         level = (pod.spec.get("resources") or {}).get("requests")
         if level:
-            for k, v in _parse_list(level, "spec.resources.requests").items():
+            spec_level = _parse_list(level, "spec.resources.requests")
+            effective = _pod_level_status_requests(pod, spec_level) if level_status else None
+            for k, v in spec_level.items():
                 if is_supported_pod_level_resource(k):
-                    reqs[k] = v
+                    reqs[k] = v if effective is None else effective.get(k, Fraction(0))
 
     if not exclude_overhead:
         overhead = pod.spec.get("overhead")
         if overhead:
             _add(reqs, _parse_list(overhead, "spec.overhead"))
     return reqs
+
+
+def _pod_level_status_requests(pod: Pod, spec_level: Requests) -> Requests | None:
+    """determineEffectiveRequests for the pod-level requests: the max of spec, actuated
+    (``status.resources.requests``) and allocated (``status.allocatedResources``); spec left out
+    while a resize is infeasible. None when the status has no ``resources``."""
+    res = pod.status.get("resources")
+    if res is None:
+        return None
+    out: Requests = {} if _resize_infeasible(pod) else dict(spec_level)
+    _max_into(out, _parse_list(res.get("requests"), "status.resources.requests"))
+    _max_into(out, _parse_list(pod.status.get("allocatedResources"), "status.allocatedResources"))
+    return out
 
 
 def quantity_value(reqs: Mapping[str, Fraction], name: str) -> int:

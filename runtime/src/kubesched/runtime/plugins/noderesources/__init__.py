@@ -1,22 +1,26 @@
 """kube-scheduler's ``noderesources`` plugins: NodeResourcesFit and NodeResourcesBalancedAllocation.
 
-Ported from kubernetes/kubernetes ``pkg/scheduler/framework/plugins/noderesources/`` with v1.34
-semantics, reading the stored copies of the search index (the repository's own history):
+Ported from kubernetes/kubernetes ``pkg/scheduler/framework/plugins/noderesources/`` with v1.36.3
+semantics and that release's default feature gates:
 
-* ``fit.go`` — the v1.34 revision (``fwk.CycleState``/``fwk.NodeInfo`` framework, the alpha
-  DRAExtendedResource hooks, ``InsufficientResource.Unresolvable``, no v1.35 ``SignPod``);
-* ``resource_allocation.go`` — the revision whose ``score(ctx, pod, nodeInfo, podRequests)`` matches
-  that fit.go; ``least_allocated.go`` / ``most_allocated.go`` / ``requested_to_capacity_ratio.go``
-  with the v1.34 ``[]int64`` scorers (``requested * maxUtilization / capacity``, ``math.Round``);
-* ``balanced_allocation.go`` — the standard-deviation scorer with PreScore Skip for best-effort pods
-  (v1.33+; the v1.35 "improvement with the pod" formula is not v1.34);
+* ``fit.go`` — PreFilter/Filter/Score/EnqueueExtensions with the queueing hints (pod-level requests
+  of a resized pod read from its status under InPlacePodLevelResourcesVerticalScaling);
+* ``resource_allocation.go`` — ``calculateNodeAllocatableRequest``: the scorers get
+  ``(requested, allocated, allocatable)``; ``least_allocated.go`` / ``most_allocated.go`` /
+  ``requested_to_capacity_ratio.go`` (they ignore ``allocated``; ``math.Round`` for the ratio);
+* ``balanced_allocation.go`` — v1.36 scores the change the pod makes to the node's balance,
+  ``50 + (50 + balance with the pod - balance without it) / 2``, with PreScore Skip for
+  best-effort pods;
 * ``helper/shape_score.go``; ``apis/config/validation/validation_pluginargs.go`` and
   ``apis/config/v1/defaults.go`` for the args;
-* ``k8s.io/component-helpers/resource`` ``PodRequests`` (with pod-level hugepages, v1.33+).
+* ``k8s.io/component-helpers/resource`` ``PodRequests`` (the SDK's ``pod_requests``).
 
-Not ported: the DRAExtendedResource paths (alpha, off by default in v1.34: extended resources backed
-by DeviceClasses, the DeviceClass event and its hint) — the plugins behave as Go does with the gate
-off. The feature gates that matter are in :mod:`.features`.
+Not ported: the DRAExtendedResource paths (beta, on by default in v1.36: extended resources served
+by a DeviceClass are left to DynamicResources by Filter and scored from ResourceSlice devices, the
+DeviceClass event and its hint, SignPod's refusal for such pods) — kubesched does not model
+DeviceClasses, ResourceSlices or ResourceClaims, and with no DeviceClass naming the resource Go takes
+the same path as here; DRANodeAllocatableResources and TopologyAwareWorkloadScheduling
+(``ScorePlacement``), alpha and off. The feature gates that matter are in :mod:`.features`.
 """
 
 from .args import (

@@ -9,7 +9,7 @@ when the dataclass is built (``__post_init__``), as the v1 scheme defaults a dec
   ``scoringStrategy`` given without ``type`` is *not* defaulted (validation rejects ``""``).
 * BalancedAllocation: empty ``resources`` -> ``[cpu 1, memory 1]``; a weight of 0 -> 1.
 
-``validate()`` is ``validation_pluginargs.go``'s ``ValidateNodeResourcesFitArgs`` /
+``validate()`` is ``validation_pluginargs.go``'s (v1.36) ``ValidateNodeResourcesFitArgs`` /
 ``ValidateNodeResourcesBalancedAllocationArgs`` with their messages. Go collects every error into
 an aggregate; ``validate()`` raises the first one, in Go's order, as ``ValueError("<path>: <msg>")``.
 """
@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 from .validation import (
     duplicate_error,
+    forbidden_error,
     invalid_error,
     not_supported_error,
     qualified_name_errors,
@@ -191,18 +192,22 @@ class NodeResourcesFitArgs:
                     )
                 )
             errs.extend(_validate_resources(s.resources, "scoringStrategy.resources"))
-            if s.requested_to_capacity_ratio is not None:
-                errs.extend(
-                    _validate_function_shape(
-                        s.requested_to_capacity_ratio.shape, "scoringStrategy.shape"
+            rtcr_path = "scoringStrategy.requestedToCapacityRatio"
+            if s.type == REQUESTED_TO_CAPACITY_RATIO:
+                if s.requested_to_capacity_ratio is None:
+                    errs.append(
+                        required_error(rtcr_path, "must be specified when type is RequestedToCapacityRatio")
                     )
-                )
-            elif s.type == REQUESTED_TO_CAPACITY_RATIO:
-                # Go validates nothing here and NewFit then dereferences a nil pointer; report the
-                # missing shape the way an empty one is reported instead of crashing.
+                else:
+                    errs.extend(
+                        _validate_function_shape(s.requested_to_capacity_ratio.shape, rtcr_path + ".shape")
+                    )
+            elif s.requested_to_capacity_ratio is not None:
                 errs.append(
-                    required_error("scoringStrategy.shape", "at least one point must be specified")
+                    forbidden_error(rtcr_path, "must be nil when type is not RequestedToCapacityRatio")
                 )
+        else:
+            errs.append(required_error("scoringStrategy", "ScoringStrategy field is required"))
         return errs
 
     def validate(self) -> None:

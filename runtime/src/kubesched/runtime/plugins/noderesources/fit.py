@@ -1,7 +1,7 @@
 """NodeResourcesFit: does the node have room for the pod's requests, and how full is it?
 
-A port of kube-scheduler's ``pkg/scheduler/framework/plugins/noderesources/fit.go`` (v1.34; see
-the package docstring for the sources followed).
+A port of kube-scheduler's ``pkg/scheduler/framework/plugins/noderesources/fit.go`` (v1.36; see
+the package docstring for the sources followed and what is left out).
 
 * PreFilter computes the pod's requests once (``computePodResourceRequest``: containers summed,
   init containers as a floor, sidecars, pod-level requests, overhead). A pod with a restartable
@@ -15,7 +15,9 @@ the package docstring for the sources followed).
   preemption can help). ``ignoredResources`` / ``ignoredResourceGroups`` skip extended resources.
 * PreScore/Score rank nodes with the configured scoring strategy (``resource_allocation.py``).
 * EnqueueExtensions: assigned pod deleted (and scaled down under InPlacePodVerticalScaling), node
-  added or its allocatable changed, with Go's queueing hints.
+  added or its allocatable changed, with Go's queueing hints. A scale-down is read as
+  ``resource.PodRequests`` with status resources, pod-level ones included
+  (InPlacePodLevelResourcesVerticalScaling, v1.36).
 """
 
 from __future__ import annotations
@@ -487,14 +489,13 @@ class Fit:
             return True
         if not modified_pod.node_name:
             return False
-        use_status = self.features.enable_in_place_pod_vertical_scaling
-        orig = (
-            _to_resource(pod_requests(original_pod, use_status=use_status))
-            if original_pod is not None
-            else Resource()
-        )
-        mod = _to_resource(pod_requests(modified_pod, use_status=use_status))
-        for name, q in pod_requests(target_pod, use_status=use_status).items():
+        opts = {
+            "use_status": self.features.enable_in_place_pod_vertical_scaling,
+            "pod_level_status": self.features.enable_in_place_pod_level_resources_vertical_scaling,
+        }
+        orig = _to_resource(pod_requests(original_pod, **opts)) if original_pod is not None else Resource()
+        mod = _to_resource(pod_requests(modified_pod, **opts))
+        for name, q in pod_requests(target_pod, **opts).items():
             if q == 0:
                 continue
             if name == "cpu":

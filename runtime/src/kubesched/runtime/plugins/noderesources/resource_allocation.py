@@ -263,6 +263,7 @@ class ResourceAllocationScorer:
             pod_level=self.enable_pod_level_resources,
             use_status=self.enable_in_place_pod_vertical_scaling,
             non_missing=not self.use_requested,
+            pod_level_status=self.enable_in_place_pod_level_resources_vertical_scaling,
         )
 
     @staticmethod

@@ -14,6 +14,7 @@ from kubesched.sdk.validation import qualified_name_errors
 
 __all__ = [
     "duplicate_error",
+    "forbidden_error",
     "invalid_error",
     "not_supported_error",
     "qualified_name_errors",
@@ -48,3 +49,7 @@ def required_error(path: str, detail: str) -> str:
 
 def duplicate_error(path: str, value: object) -> str:
     return f"{path}: Duplicate value: {_value(value)}"
+
+
+def forbidden_error(path: str, detail: str) -> str:
+    return f"{path}: Forbidden: {detail}"
