@@ -39,7 +39,12 @@ def test_unschedulable_pod_explains_with_kube_scheduler_message(tmp_path: pathli
     f.write_text(text)
     ex = explain_simulated(str(f), "p")
     assert ex.selected is None
-    assert ex.message == "0/3 nodes are available: 1 node(s) had untolerated taint(s), 2 Insufficient cpu."
+    # with the PostFilter (preemption) part, as the scheduler's message
+    assert ex.message.startswith("0/3 nodes are available: 1 node(s) had untolerated taint(s), 2 Insufficient cpu. ")
+    assert ex.message.endswith("preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.")
+    from kubesched.runtime.cli.simulate_cmd import simulate
+
+    assert ex.message == {r["name"]: r for r in simulate(str(f))["pods"]}["p"]["message"]
 
 
 def test_explain_cli_json_and_table() -> None:
@@ -257,3 +262,83 @@ def _explain_with(reg, plugins):
 
     cluster, config = _files(pathlib.Path(tempfile.mkdtemp()), plugins)
     return explain_simulated(str(cluster), "p", str(config), registry=reg, seed=1)
+
+
+# explain's message is the scheduler's FailedScheduling message -----------------------------------
+
+_TAINT = [{"key": "dedicated", "value": "x", "effect": "NoSchedule"}]
+
+
+def _equal_cases() -> list[tuple[str, list, dict]]:
+    def nodes():
+        return [
+            make_node().name("a").capacity(cpu="2", memory="4Gi").obj(),
+            make_node().name("b").capacity(cpu="2", memory="4Gi").taints(_TAINT).obj(),
+            make_node().name("c").capacity(cpu="4", memory="4Gi").obj(),
+        ]
+
+    def low(name, node, cpu):
+        return make_pod().name(name).priority(0).req(cpu=cpu).node(node).obj()
+
+    return [
+        # PreFilter narrows (matchFields metadata.name): the other nodes "didn't satisfy plugin(s)"
+        ("narrowed", nodes(), make_pod().name("p").node_affinity_in("metadata.name", ["b"], field=True).obj()),
+        ("narrowed-and-too-big", nodes(), make_pod().name("p").req(cpu="3").node_affinity_in("metadata.name", ["a", "b"], field=True).obj()),
+        # PreFilter narrows to a node that does not exist: every node is absent
+        ("narrowed-to-nothing", nodes(), make_pod().name("p").node_affinity_in("metadata.name", ["ghost"], field=True).obj()),
+        # PreFilter rejects
+        ("prefilter-rejects", nodes(), make_pod().name("p").pvc("missing").obj()),
+        # Filter
+        ("filter", nodes(), make_pod().name("p").req(cpu="5").obj()),
+        ("filter-selector", nodes(), make_pod().name("p").node_selector({"zone": "nowhere"}).obj()),
+        # PostFilter: preemption would help (the message has no PostFilter part) ...
+        ("preemption", nodes() + [low("v", "c", "4")], make_pod().name("p").priority(100).req(cpu="3").obj()),
+        # ... or cannot (the message ends with PostFilter's)
+        ("no-victims", nodes() + [make_pod().name("v").priority(1000).req(cpu="4").node("c").obj()], make_pod().name("p").priority(100).req(cpu="3").obj()),
+    ]
+
+
+@pytest.mark.parametrize(("case", "objs", "pod"), _equal_cases(), ids=[c[0] for c in _equal_cases()])
+def test_explain_message_equals_the_schedulers(tmp_path: pathlib.Path, case: str, objs: list, pod: dict) -> None:
+    """For each pod, explain's message equals the message of the scheduler's first
+    FailedScheduling event for it (and simulate's, for a pod that stays unschedulable)."""
+    import yaml
+
+    from kubesched.runtime.cli import app
+    from kubesched.runtime.cli.simulate_cmd import simulate
+    from kubesched.runtime.cluster.simulated import SimulatedCluster, load_manifests
+    from kubesched.runtime.scheduler import Scheduler
+
+    f = tmp_path / "c.yaml"
+    f.write_text(yaml.safe_dump_all([*objs, pod]))
+    ex = explain_simulated(str(f), "p", seed=1)
+    reg = app.registry()
+    sim = SimulatedCluster(load_manifests(str(f)), source=str(f))
+    sched = Scheduler(app.load_config_file(None, reg), reg, sim, seed=1, simulated=True)
+    try:
+        sim.run(sched)
+    finally:
+        sched.shutdown()
+    failed = [e.note for e in sim.events if e.reason == "FailedScheduling" and e.regarding == "Pod default/p"]
+    assert failed, case
+    assert ex.message == failed[0]
+    report = {r["name"]: r for r in simulate(str(f), seed=1)["pods"]}
+    if report["p"]["status"] == "Unschedulable":
+        assert ex.message == report["p"]["message"]
+    assert ex.status == "Unschedulable"
+
+
+def test_explain_words_nodes_outside_the_prefilter_result_as_the_scheduler(tmp_path: pathlib.Path) -> None:
+    """The issue's example: NodeAffinity's PreFilter keeps b (tainted): a and c "didn't satisfy
+    plugin(s) [NodeAffinity]", and so does the table per node."""
+    import yaml
+
+    objs = _equal_cases()[0][1]
+    f = tmp_path / "c.yaml"
+    f.write_text(yaml.safe_dump_all([*objs, make_pod().name("p").node_affinity_in("metadata.name", ["b"], field=True).obj()]))
+    ex = explain_simulated(str(f), "p")
+    assert ex.message.startswith(
+        "0/3 nodes are available: 1 node(s) had untolerated taint(s), 2 node(s) didn't satisfy plugin(s) [NodeAffinity]. "
+    )
+    assert ex.filter["a"]["PreFilter"] == "node(s) didn't satisfy plugin(s) [NodeAffinity]"
+    assert ex.prefilter_nodes == ["b"]

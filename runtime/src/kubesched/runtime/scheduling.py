@@ -61,6 +61,35 @@ class Diagnosis:
         if st.code is Code.PENDING:
             self.pending_plugins.add(st.plugin)
 
+    # The scheduler's cycle and ``kubesched explain`` both compose the diagnosis (and so the
+    # FailedScheduling message) through these three.
+    def rejected_at_pre_filter(self, st: Status) -> None:
+        """PreFilter rejected the pod: every node gets its status, the message is PreFilter's."""
+        self.absent_status = st
+        self.pre_filter_msg = st.message
+        self.add_plugin_status(st)
+
+    def narrowed_by_pre_filter(self, plugins_with_nodes: set[str]) -> None:
+        """PreFilter narrowed the nodes: the others are UnschedulableAndUnresolvable ("node(s)
+        didn't satisfy plugin(s) [..]" of the sorted plugins that narrowed them)."""
+        self.absent_status = Status(
+            Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
+            f"node(s) didn't satisfy plugin(s) [{' '.join(sorted(plugins_with_nodes))}]",
+        )
+
+    def post_filter_statuses(self, node_names: Sequence[str]) -> dict[str, Status]:
+        """The status of every node, as PostFilter gets it (absent nodes: the absent status)."""
+        statuses = dict(self.node_to_status)
+        if self.absent_status is not None:
+            for name in node_names:
+                statuses.setdefault(name, self.absent_status)
+        return statuses
+
+    def ran_post_filter(self, st: Status) -> None:
+        """The PostFilter status's message ends the FitError's message, whatever its code
+        (schedule_one.go: ``fitError.Diagnosis.PostFilterMsg = status.Message()``)."""
+        self.post_filter_msg = st.message
+
 
 class FitError(Exception):
     """No node fits: the message is kube-scheduler's ``0/N nodes are available: ...``."""
@@ -165,10 +194,7 @@ class Scheduling:
         if not st.is_success():
             if not st.is_rejected():
                 raise SchedulingError(st)
-            diagnosis.absent_status = st
-            diagnosis.pre_filter_msg = st.message
-            if st.plugin:
-                diagnosis.unschedulable_plugins.add(st.plugin)
+            diagnosis.rejected_at_pre_filter(st)
             return [], diagnosis
         if pod.nominated_node_name:
             ni = _get(snapshot, pod.nominated_node_name)
@@ -179,10 +205,7 @@ class Scheduling:
         nodes: Sequence[NodeInfo] = all_nodes
         if pre_res is not None and not pre_res.all_nodes():
             nodes = [ni for name in sorted(pre_res.node_names or ()) if (ni := _get(snapshot, name)) is not None]
-            diagnosis.absent_status = Status(
-                Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
-                f"node(s) didn't satisfy plugin(s) [{' '.join(sorted(plugins_with_nodes))}]",
-            )
+            diagnosis.narrowed_by_pre_filter(plugins_with_nodes)
         feasible = self._pass_filters(fwk, state, pod, diagnosis, nodes, snapshot.generation)
         processed = len(feasible) + len(diagnosis.node_to_status)
         self.next_start_node_index = (self.next_start_node_index + processed) % len(all_nodes)

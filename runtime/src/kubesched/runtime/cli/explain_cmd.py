@@ -168,6 +168,8 @@ def _print_explanation(ex: Any) -> None:
             per = ex.scores[node]
             st.add_row(escape(node), *[("{}/{}/{}".format(*per[p]) if p in per else "-") for p in splugins], str(total))
         console.print(st)
+    if ex.postfilter:
+        console.print("PostFilter: " + escape(ex.postfilter))
     if ex.error:
         console.print(f"[red]Error[/]: {escape(ex.error)}")
     elif ex.selected:

@@ -40,6 +40,8 @@ class Explanation:
     nodes: list[str] = field(default_factory=list)
     prefilter: dict[str, str] = field(default_factory=dict)
     prefilter_nodes: list[str] | None = None
+    #: PostFilter's outcome when no node fits: its status's message, or the node it nominated
+    postfilter: str = ""
     #: node -> plugin -> "passed" | reason
     filter: dict[str, dict[str, str]] = field(default_factory=dict)
     feasible: list[str] = field(default_factory=list)
@@ -64,6 +66,7 @@ class Explanation:
             "status": self.status,
             "prefilter": self.prefilter,
             "prefilterNodes": self.prefilter_nodes,
+            "postfilter": self.postfilter,
             "filter": self.filter,
             "feasible": self.feasible,
             "prescore": self.prescore,
@@ -104,6 +107,54 @@ def _log_error(pod: str, st: Status) -> None:
         log.debug('explain: pod="%s" failed with an error: %s', pod, st.message, exc_info=(type(err), err, err.__traceback__))
 
 
+class _DryRun:
+    """Reads go to the wrapped client; writes (and events) are dropped: explain runs PostFilter
+    to word its message as the scheduler does, and never preempts anything. The explained pod
+    reads as explain sees it (it may not be in the cluster)."""
+
+    def __init__(self, inner: Any, pod: Pod | None = None) -> None:
+        self._inner = inner
+        self._pod = pod
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+    def get(self, api_version: str, kind: str, name: str, namespace: str | None = None) -> Any:
+        p = self._pod
+        if p is not None and kind == "Pod" and name == p.name and namespace == p.namespace:
+            return p.raw
+        return self._inner.get(api_version, kind, name, namespace)
+
+    def patch(self, *_a: Any, **_k: Any) -> None:
+        return None
+
+    def delete(self, *_a: Any, **_k: Any) -> None:
+        return None
+
+    def create(self, *_a: Any, **_k: Any) -> None:
+        return None
+
+    def event(self, *_a: Any, **_k: Any) -> None:
+        return None
+
+
+def _post_filter(framework: Any, state: CycleState, pod: Pod, diag: Any, node_names: list[str]) -> str:
+    """PostFilter as the scheduler runs it after a FitError (same statuses, same message into
+    the diagnosis), with the plugins' writes and events dropped and no waiting pod touched."""
+    services = framework.services
+    saved = (services.objects, services.event_recorder, services.waiting_pods)
+    services.objects, services.event_recorder, services.waiting_pods = _DryRun(saved[0], pod), _DryRun(saved[1]), {}
+    try:
+        r, st = framework.run_post_filter(state, pod, diag.post_filter_statuses(node_names))
+    finally:
+        services.objects, services.event_recorder, services.waiting_pods = saved
+    diag.ran_post_filter(st)
+    nominated = getattr(r, "nominated_node_name", "") if r is not None else ""
+    if st.is_success() and nominated:
+        return f"would nominate node {nominated}"
+    return st.message or st.code.label
+
+
 def explain_pod(framework: Any, snapshot: Any, pod: Pod, *, select: Callable[[list[Any]], str] | None = None) -> Explanation:
     """Dry-run ``pod`` through ``framework`` on ``snapshot`` and explain every decision."""
     from ..scheduling import Diagnosis, FitError
@@ -117,10 +168,17 @@ def explain_pod(framework: Any, snapshot: Any, pod: Pod, *, select: Callable[[li
     except Exception as e:
         ex.error = f"invalid pod spec: {e}"
         return ex
-    # PreFilter, plugin by plugin (kube-scheduler's semantics, recording each verdict)
+    # PreFilter, plugin by plugin, with the framework's semantics (run_pre_filter): an
+    # UnschedulableAndUnresolvable, or an empty intersection of the plugins' nodes, stops it
+    # there; the last Unschedulable is the outcome otherwise
     result: PreFilterResult | None = None
     rejected: Status | None = None
+    narrowing: set[str] = set()
+    stopped = False
     for name, fn in framework.pre_filter:
+        if stopped:
+            ex.prefilter[name] = "not run"
+            continue
         # an Error stops the cycle here, with the framework's message (exception, contract, status)
         try:
             out = fn(state, pod, nodes)
@@ -138,21 +196,32 @@ def explain_pod(framework: Any, snapshot: Any, pod: Pod, *, select: Callable[[li
             continue
         if not st.is_success():
             ex.prefilter[name] = st.message or st.code.label
-            rejected = rejected or st.with_plugin(name)
+            rejected = st.with_plugin(name)
+            stopped = st.code is Code.UNSCHEDULABLE_AND_UNRESOLVABLE
             continue
         ex.prefilter[name] = "success" if r is None or r.all_nodes() else f"success (nodes: {', '.join(sorted(r.node_names or ()))})"
-        if r is not None:
-            result = (result or PreFilterResult()).merge(r)
-    if result is not None and not result.all_nodes():
-        ex.prefilter_nodes = sorted(result.node_names or ())
-    # Filter: every plugin on every node
+        if r is not None and not r.all_nodes():
+            narrowing.add(name)
+        result = (result or PreFilterResult()).merge(r)
+        if result is not None and not result.all_nodes() and not result.node_names:
+            names = sorted(narrowing)
+            msg = f"node(s) didn't satisfy plugin {names[0]}" if len(names) == 1 else f"node(s) didn't satisfy plugin(s) [{' '.join(names)}] simultaneously"
+            rejected = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, msg)
+            stopped = True
     diag = Diagnosis()
+    if rejected is not None:
+        diag.rejected_at_pre_filter(rejected)
+    elif result is not None and not result.all_nodes():
+        ex.prefilter_nodes = sorted(result.node_names or ())
+        diag.narrowed_by_pre_filter(narrowing)
+    # Filter: every plugin on every node; the scheduler's diagnosis keeps the first rejection
+    # of the nodes it filters (those PreFilter kept)
     for ni in nodes:
         verdicts: dict[str, str] = {}
         if rejected is not None:
             verdicts["PreFilter"] = rejected.message
         elif ex.prefilter_nodes is not None and ni.name not in ex.prefilter_nodes:
-            verdicts["PreFilter"] = "node(s) didn't satisfy plugin(s) PreFilterResult"
+            verdicts["PreFilter"] = diag.absent_status.message if diag.absent_status is not None else ""
         first_fail: Status | None = None
         for name, fn in framework.filter:
             if name in state.skip_filter_plugins:
@@ -169,19 +238,22 @@ def explain_pod(framework: Any, snapshot: Any, pod: Pod, *, select: Callable[[li
             if not st.is_success() and first_fail is None:
                 first_fail = st.with_plugin(name)
         ex.filter[ni.name] = verdicts
-        if rejected is None and first_fail is None and "PreFilter" not in verdicts:
+        if "PreFilter" in verdicts:
+            continue
+        if first_fail is None:
             ex.feasible.append(ni.name)
-        elif first_fail is not None:
+        else:
             diag.node_to_status[ni.name] = first_fail
+            diag.add_plugin_status(first_fail)
     if ex.error:  # a Filter Error stops the cycle
         ex.message = ex.error
         ex.feasible = []
         return ex
-    if rejected is not None:
-        diag.pre_filter_msg = rejected.message
-        diag.absent_status = rejected
     if not ex.feasible:
-        ex.message = FitError(pod, len(nodes), diag).message()
+        fe = FitError(pod, len(nodes), diag)
+        if framework.has_post_filter_plugins():
+            ex.postfilter = _post_filter(framework, state, pod, diag, ex.nodes)
+        ex.message = fe.message()
         return ex
     feasible = [ni for ni in nodes if ni.name in ex.feasible]
     # PreScore, Score, NormalizeScore, weights: the framework's own runners (same contract,

@@ -197,22 +197,18 @@ class Cycles:
         return CycleResult(host, assumed=assumed), st
 
     def _post_filter(self, fw: Framework, state: CycleState, pod: Pod, fe: FitError) -> tuple[CycleResult, Status]:
-        """No node fits: PostFilter (preemption) may nominate a node for the pod."""
+        """No node fits: PostFilter (preemption) may nominate a node for the pod; its status's
+        message, whatever the code, ends the FitError's message."""
         nominated = ""
         if fw.has_post_filter_plugins():
-            statuses: dict[str, Status] = dict(fe.diagnosis.node_to_status)
-            if fe.diagnosis.absent_status is not None:
-                for ni in self.cache.update_snapshot().list():
-                    statuses.setdefault(ni.name, fe.diagnosis.absent_status)
+            statuses = fe.diagnosis.post_filter_statuses([ni.name for ni in self.cache.update_snapshot().list()])
             deletions = self.objects.pod_deletions
             r, st = fw.run_post_filter(state, pod, statuses)
             if self.metrics is not None and "DefaultPreemption" in fw.points.get("postFilter", []):
                 self.metrics.preemption(self.objects.pod_deletions - deletions)
             if st.code is Code.ERROR:
                 log.error("PostFilter of %s failed: %s", pod.key, st.message)
-            elif not st.is_success():
-                if st.is_rejected() and st.message:
-                    fe.diagnosis.post_filter_msg = st.message
+            fe.diagnosis.ran_post_filter(st)
             if r is not None and r.nominated_node_name and r.mode == "override":
                 nominated = r.nominated_node_name
         return CycleResult(nominated=nominated), Status(Code.UNSCHEDULABLE, fe.message(), error=fe)
