@@ -45,6 +45,14 @@ def node(unschedulable: bool, taints: list[dict] | None = None) -> dict:
             None,
             id="TestNodeUnschedulable/Schedule pod with toleration to unschedulable node (node.Spec.Unschedulable==true)",
         ),
+        # Not a Go case: v1.36 passes TaintTolerationComparisonOperators (alpha, off) to
+        # TolerationsTolerateTaint, so a Gt toleration does not tolerate the unschedulable taint.
+        pytest.param(
+            {"spec": {"tolerations": [{"key": UNSCHEDULABLE_TAINT_KEY, "operator": "Gt", "value": "1", "effect": "NoSchedule"}]}},
+            node(True),
+            Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_UNSCHEDULABLE),
+            id="Gt toleration with the comparison operators gate off",
+        ),
     ],
 )
 def test_filter(pod, node_obj, want):

@@ -1,11 +1,11 @@
 """TaintToleration, transcribed from kube-scheduler's
 pkg/scheduler/framework/plugins/tainttoleration/taint_toleration_test.go (v1.36.3).
 
-Not transcribed: the cases with ``Gt``/``Lt`` tolerations (TestTaintTolerationScore "Numeric Gt/Lt
-operator ...", TestTaintTolerationFilter "Pod with Gt/Lt toleration ..." and all of
-TestTaintTolerationFilterWithFeatureGate). They test the alpha TaintTolerationComparisonOperators
-gate of v1.35+; with v1.34 semantics such tolerations are invalid (the API server rejects them and
-the SDK's ``Pod.tolerations`` raises InvalidObjectError).
+kubesched follows v1.36.3 with its default gates: TaintTolerationComparisonOperators (alpha) is off,
+so a ``Gt``/``Lt`` toleration tolerates nothing. Transcribed: the four "feature gate is disabled"
+cases of TestTaintTolerationFilterWithFeatureGate. Not transcribed: the cases that turn the gate on
+(TestTaintTolerationScore "Numeric Gt/Lt operator ...", TestTaintTolerationFilter "Pod with Gt/Lt
+toleration ..." and the "feature gate is enabled" ones).
 """
 
 from __future__ import annotations
@@ -208,6 +208,63 @@ def test_filter(pod, node, want):
         assert got is None
     else:
         assert got == want and got.code is want.code
+
+
+SLA = "node.kubernetes.io/sla"
+
+
+@pytest.mark.parametrize(
+    ("pod", "node", "want"),
+    [
+        pytest.param(
+            pod_with_tolerations("pod1", [tol(SLA, "750", "NoSchedule", "Gt")]),
+            node_with_taints("nodeA", [taint(SLA, "950", "NoSchedule")]),
+            UNTOLERATED,
+            id="TestTaintTolerationFilterWithFeatureGate/Pod with Gt toleration cannot be scheduled when feature gate is disabled",
+        ),
+        pytest.param(
+            pod_with_tolerations("pod1", [tol(SLA, "950", "NoSchedule", "Lt")]),
+            node_with_taints("nodeA", [taint(SLA, "800", "NoSchedule")]),
+            UNTOLERATED,
+            id="TestTaintTolerationFilterWithFeatureGate/Pod with Lt toleration cannot be scheduled when feature gate is disabled",
+        ),
+        pytest.param(
+            pod_with_tolerations("pod1", [tol("dedicated", "user1", "NoSchedule", "Equal"), tol(SLA, "750", "NoSchedule", "Gt")]),
+            node_with_taints("nodeA", [taint("dedicated", "user1", "NoSchedule")]),
+            None,
+            id="TestTaintTolerationFilterWithFeatureGate/Pod with mixed tolerations (Equal and Gt) when feature gate is disabled - only Equal is honored",
+        ),
+        pytest.param(
+            pod_with_tolerations("pod1", [tol("dedicated", "user1", "NoSchedule", "Equal"), tol(SLA, "750", "NoSchedule", "Gt")]),
+            node_with_taints("nodeA", [taint("dedicated", "user1", "NoSchedule"), taint(SLA, "950", "NoSchedule")]),
+            UNTOLERATED,
+            id="TestTaintTolerationFilterWithFeatureGate/Pod with mixed tolerations, Gt toleration needed but filtered out when feature gate is disabled",
+        ),
+    ],
+)
+def test_filter_with_feature_gate_disabled(pod, node, want):
+    p = build_plugin(TaintToleration)
+    assert p.filter(CycleState(), Pod(pod), NodeInfo(Node(node))) == want
+    # the batch form agrees
+    assert p.filter_batch(CycleState(), Pod(pod), [NodeInfo(Node(node))]) == [want]
+
+
+def test_score_gt_toleration_tolerates_nothing_with_the_gate_off():
+    """Not a Go case: the "Numeric Gt operator" Score case with the gate at its default (off):
+    the Gt toleration tolerates neither node's PreferNoSchedule taint, so both score alike."""
+    nodes = [
+        node_with_taints("nodeA", [taint(SLA, "800", "PreferNoSchedule")]),
+        node_with_taints("nodeB", [taint(SLA, "999", "PreferNoSchedule")]),
+    ]
+    pod = Pod(pod_with_tolerations("pod1", [tol(SLA, "950", "PreferNoSchedule", "Gt")]))
+    handle = make_handle(nodes)
+    p = build_plugin(TaintToleration, None, handle)
+    state = CycleState()
+    infos = [handle.snapshot().get(n["metadata"]["name"]) for n in nodes]
+    assert p.pre_score(state, pod, infos) is None
+    scores = [NodeScore(ni.node.name, p.score(state, pod, ni)) for ni in infos]
+    assert p.normalize_score(state, pod, scores) is None
+    assert [(s.name, s.score) for s in scores] == [("nodeA", 0), ("nodeB", 0)]
 
 
 @pytest.mark.parametrize(

@@ -2,10 +2,12 @@
 ``node.kubernetes.io/unschedulable:NoSchedule`` taint.
 
 Ported from kube-scheduler ``pkg/scheduler/framework/plugins/nodeunschedulable/node_unschedulable.go``
-at Kubernetes v1.36.3 (Go module ``k8s.io/kubernetes@v1.36.3``) with v1.34 semantics:
-SchedulerQueueingHints is GA (locked on) since v1.34, and the alpha TaintTolerationComparisonOperators
-gate of v1.35+ (``Gt``/``Lt`` tolerations) is off, so only ``Equal``/``Exists`` tolerations exist.
-The v1.35+ SignPod (pod signatures for batching) has no counterpart in kubesched.
+at Kubernetes v1.36.3 (Go module ``k8s.io/kubernetes@v1.36.3``): SchedulerQueueingHints is GA
+(locked on), and the TaintTolerationComparisonOperators gate (alpha, off by default) is off, so a
+``Gt``/``Lt`` toleration tolerates nothing, the unschedulable taint included.
+
+v1.36's SignPod signs the pod's tolerations (``TolerationsSigner``); ``sign_pod`` here signs the one
+thing Filter reads of them: whether they tolerate the unschedulable taint.
 """
 
 from __future__ import annotations

@@ -2,15 +2,16 @@
 prefer nodes with fewer untolerated PreferNoSchedule taints.
 
 Ported from kube-scheduler ``pkg/scheduler/framework/plugins/tainttoleration/taint_toleration.go``
-at Kubernetes v1.36.3 (Go module ``k8s.io/kubernetes@v1.36.3``) with v1.34 semantics:
+at Kubernetes v1.36.3 (Go module ``k8s.io/kubernetes@v1.36.3``):
 
-* SchedulerQueueingHints is GA (locked on) since v1.34, so the queueing-hint event set is used.
-* The alpha TaintTolerationComparisonOperators gate of v1.35+ (``Gt``/``Lt`` tolerations) is off;
-  only ``Equal``/``Exists`` tolerations exist (the SDK rejects other operators as invalid).
+* SchedulerQueueingHints is GA (locked on), so the queueing-hint event set is used.
+* The TaintTolerationComparisonOperators gate (alpha, off by default in v1.36) is off: a
+  ``Gt``/``Lt`` toleration tolerates nothing (in Filter, Score and the node-change hint).
 * The Filter reason is the generic ``node(s) had untolerated taint(s)``: kubernetes#134740 removed
-  the taint key and value from the message and was cherry-picked to release-1.34 (kubernetes#135023);
-  v1.34.0/v1.34.1 still said ``node(s) had untolerated taint {key: value}``.
-* The v1.35+ SignPod has no counterpart in kubesched.
+  the taint key and value from the message (v1.34.0/v1.34.1 still said
+  ``node(s) had untolerated taint {key: value}``; cherry-picked to release-1.34 as kubernetes#135023).
+* ``sign_pod`` is v1.36's SignPod (``TolerationsSigner``): the tolerations, sorted (the result does
+  not depend on their order).
 """
 
 from __future__ import annotations
@@ -121,7 +122,8 @@ class TaintToleration:
 
     @hookimpl
     def sign_pod(self, pod: Pod) -> Hashable:
-        return freeze(pod.spec.get("tolerations") or [])
+        # freeze is canonical JSON text, so it also orders the tolerations
+        return freeze(sorted(pod.spec.get("tolerations") or [], key=lambda t: str(freeze(t))))
 
     @hookimpl
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:

@@ -189,7 +189,9 @@ class Pod(ObjectView):
             if not isinstance(t, Mapping):
                 raise InvalidObjectError(f"spec.tolerations[{i}]", "must be an object")
             op = t.get("operator") or "Equal"
-            if op not in ("Equal", "Exists"):
+            # Gt/Lt (k8s.io/api v0.36) tolerate nothing while TaintTolerationComparisonOperators
+            # (alpha) is off, as in kube-scheduler 1.36 (Toleration.tolerates returns False).
+            if op not in ("Equal", "Exists", "Gt", "Lt"):
                 raise InvalidObjectError(f"spec.tolerations[{i}].operator", f'Unsupported value: "{op}": supported values: "Equal", "Exists"')
             out.append(
                 Toleration(

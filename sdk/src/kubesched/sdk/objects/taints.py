@@ -25,7 +25,8 @@ class Toleration:
     toleration_seconds: int | None = None
 
     def tolerates(self, taint: Taint) -> bool:
-        """v1.Toleration.ToleratesTaint."""
+        """v1.Toleration.ToleratesTaint with TaintTolerationComparisonOperators off (its
+        default in v1.36): ``Gt``/``Lt`` tolerate nothing."""
         if self.effect and self.effect != taint.effect:
             return False
         if self.key and self.key != taint.key:
