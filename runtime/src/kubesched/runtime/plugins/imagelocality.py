@@ -1,10 +1,14 @@
 """ImageLocality: favour nodes that already have the pod's container images.
 
 Ported from kube-scheduler ``pkg/scheduler/framework/plugins/imagelocality/image_locality.go`` at
-Kubernetes v1.36.3 (Go module ``k8s.io/kubernetes@v1.36.3``), which scores as v1.34 does: images of
-init containers, containers and image volumes (kubernetes#130231) count, each scaled by the share of
-nodes that have it; the threshold counts containers and init containers only. The v1.35+ SignPod
-has no counterpart in kubesched.
+Kubernetes v1.36.3 (Go module ``k8s.io/kubernetes@v1.36.3``): images of init containers, containers
+and image volumes (the volumes are new in v1.36, kubernetes#130231) count, each scaled by the share
+of nodes that have it; the threshold counts containers and init containers only.
+
+``sign_pod`` follows v1.36's SignPod (the sorted, normalized image names of the containers and init
+containers, ``ImageNamesSignerName``) and adds what Score also reads, which Go leaves to other
+plugins' signers: the image volumes' names, each name as often as it occurs, and the number of
+containers.
 
 Image sizes and the number of nodes that have each image come from ``NodeInfo.image_states``,
 which the runtime fills from ``node.status.images``, keyed by every name an image has there.
@@ -81,8 +85,10 @@ class ImageLocality:
     @hookimpl
     def sign_pod(self, pod: Pod) -> Hashable:
         # Score also reads how many nodes have each image: the framework does not reuse
-        # results across a change of the node set or of a node's images.
-        return _pod_images(pod)
+        # results across a change of the node set or of a node's images. The sum does not
+        # depend on the order of the names.
+        names, num_containers = _pod_images(pod)
+        return tuple(sorted(names)), num_containers
 
     def _images(self, state: CycleState, pod: Pod) -> tuple[tuple[str, ...], int]:
         images = state.get(_IMAGES_STATE_KEY)

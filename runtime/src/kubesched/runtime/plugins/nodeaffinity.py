@@ -5,11 +5,14 @@ Ported from kube-scheduler ``pkg/scheduler/framework/plugins/nodeaffinity/node_a
 node selector it uses, ``k8s.io/component-helpers/scheduling/corev1/nodeaffinity`` (with
 ``k8s.io/apimachinery`` ``labels.NewRequirement`` / ``Requirement.Matches`` and the label key and
 value validation), at Kubernetes v1.36.3 (Go modules ``k8s.io/kubernetes@v1.36.3``,
-``k8s.io/component-helpers@v0.36.3``, ``k8s.io/apimachinery@v0.36.3``) with v1.34 semantics:
-SchedulerQueueingHints is GA (locked on) since v1.34, so Node/Add|UpdateNodeLabel is registered with
-a hint; validation messages use v1.34's wording ("a qualified name", "no more than N characters").
+``k8s.io/component-helpers@v0.36.3``, ``k8s.io/apimachinery@v0.36.3``): SchedulerQueueingHints is
+GA (locked on), so Node/Add|UpdateNodeLabel is registered with a hint; v1.36 changed no behaviour
+of this plugin. The label key and value messages come from ``kubesched.sdk.validation``, which
+still has apimachinery v0.34's wording ("a qualified name ...", "no more than N characters"; v0.36
+says "a valid label key ...", "no more than N bytes").
 Args validation is ``ValidateNodeAffinityArgs`` from ``pkg/scheduler/apis/config/validation``;
-NodeAffinityArgs has no defaults. The v1.35+ SignPod has no counterpart in kubesched.
+NodeAffinityArgs has no defaults. ``sign_pod`` signs what v1.36's SignPod signs
+(``NodeAffinitySigner`` and ``spec.nodeSelector``), in the pod's order (Go sorts the terms).
 
 The selector is parsed here rather than with ``kubesched.sdk.NodeSelector`` because Go parses it
 *lazily*: a term with a parse error (an invalid label key or value, a bad operator, a ``matchFields``

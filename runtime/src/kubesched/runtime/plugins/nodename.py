@@ -1,8 +1,8 @@
 """NodeName: a pod with ``spec.nodeName`` fits only the node of that name.
 
 Ported from kube-scheduler ``pkg/scheduler/framework/plugins/nodename/node_name.go`` at Kubernetes
-v1.36.3 (Go module ``k8s.io/kubernetes@v1.36.3``) with v1.34 semantics (SchedulerQueueingHints GA,
-so only Node/Add is registered). The v1.35+ SignPod has no counterpart in kubesched.
+v1.36.3 (Go module ``k8s.io/kubernetes@v1.36.3``); SchedulerQueueingHints is GA, so only Node/Add
+is registered. ``sign_pod`` is v1.36's SignPod: ``spec.nodeName`` (``NodeNameSignerName``).
 """
 
 from __future__ import annotations

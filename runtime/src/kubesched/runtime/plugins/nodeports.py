@@ -1,10 +1,15 @@
 """NodePorts: a pod fits a node only if the host ports it asks for are free there.
 
 Ported from kube-scheduler ``pkg/scheduler/framework/plugins/nodeports/node_ports.go`` and
-``pkg/scheduler/util.GetHostPorts`` at Kubernetes v1.36.3 (Go module ``k8s.io/kubernetes@v1.36.3``)
-with v1.34 semantics: SchedulerQueueingHints is GA (locked on) since v1.34, so Pod/Delete (with a
-hint) and Node/Add are registered, and host ports of restartable init containers (sidecars) count
-(kubernetes#132040, in v1.34). The v1.35+ SignPod has no counterpart in kubesched.
+``pkg/scheduler/util.GetHostPorts`` at Kubernetes v1.36.3 (Go module ``k8s.io/kubernetes@v1.36.3``):
+SchedulerQueueingHints is GA (locked on), so Pod/Delete (with a hint) and Node/Add are registered,
+and host ports of restartable init containers (sidecars) count (kubernetes#132040). v1.36 changed
+no behaviour here (the Pod/Delete hint compares the ports directly instead of through a fake
+NodeInfo: same result).
+
+``sign_pod`` covers v1.36's SignPod (``HostPortsSigner``: the sorted set of host port numbers of
+the containers and init containers) with what Filter reads more precisely: the sorted
+(hostIP, protocol, hostPort) of the ports that count (sidecars' and containers').
 
 The SDK's ``Pod.host_ports`` (and so ``NodeInfo.used_ports``) only has the ports of
 ``spec.containers``; this module adds the sidecar ports on both sides (see ``_host_ports`` and
@@ -162,7 +167,7 @@ class NodePorts:
 
     @hookimpl
     def sign_pod(self, pod: Pod) -> Hashable:
-        return tuple((hp.ip, hp.protocol, hp.port) for hp in _host_ports(pod))
+        return tuple(sorted((hp.ip, hp.protocol, hp.port) for hp in _host_ports(pod)))
 
     @hookimpl
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:

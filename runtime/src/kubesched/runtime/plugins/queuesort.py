@@ -1,5 +1,5 @@
 """PrioritySort: QueueSort by priority (higher first), then by the time the pod was queued
-(kube-scheduler's ``queuesort/priority_sort.go``)."""
+(kube-scheduler's ``queuesort/priority_sort.go`` at v1.36.3; unchanged in behaviour since v1.34)."""
 
 from __future__ import annotations
 

@@ -1,8 +1,8 @@
 """SchedulingGates: keep a pod out of the active queue while it has ``spec.schedulingGates``.
 
 Ported from kube-scheduler ``pkg/scheduler/framework/plugins/schedulinggates/scheduling_gates.go``
-at Kubernetes v1.36.3 (Go module ``k8s.io/kubernetes@v1.36.3``); this plugin behaves there as in
-v1.34 with SchedulerQueueingHints, which is GA and locked on since v1.34.
+at Kubernetes v1.36.3 (Go module ``k8s.io/kubernetes@v1.36.3``), with SchedulerQueueingHints GA
+and locked on; v1.36 changed no behaviour here since v1.34.
 """
 
 from __future__ import annotations
