@@ -325,3 +325,21 @@ def test_batch_form_matches_per_node_form_with_more_resources():
     assert p.pre_score(state, v) is None
     infos = [handle.snapshot().get(n) for n in ("node1", "node2")]
     assert p.score_batch(state, v, infos) == [p.score(state, v, ni) for ni in infos] == [75, 76]
+
+
+def test_sign_pod_covers_pod_level_status_resources():
+    """The pod's requests now read ``status.resources`` / ``status.allocatedResources`` for its
+    pod-level requests (InPlacePodLevelResourcesVerticalScaling), so two pods that differ only
+    there sign differently; identical pods sign alike."""
+    p = build_plugin(BalancedAllocation, None, make_handle([], []))
+    base = make_pod().name("p").req({"cpu": "500m"}).obj()
+    base["spec"]["resources"] = {"requests": {"cpu": "1"}}
+    resized = make_pod().name("p").req({"cpu": "500m"}).obj()
+    resized["spec"]["resources"] = {"requests": {"cpu": "1"}}
+    resized["status"]["resources"] = {"requests": {"cpu": "2"}}
+    allocated = make_pod().name("p").req({"cpu": "500m"}).obj()
+    allocated["spec"]["resources"] = {"requests": {"cpu": "1"}}
+    allocated["status"]["allocatedResources"] = {"cpu": "2"}
+    signs = [p.sign_pod(Pod(o)) for o in (base, resized, allocated)]
+    assert len(set(signs)) == 3
+    assert p.sign_pod(Pod(base)) == signs[0]

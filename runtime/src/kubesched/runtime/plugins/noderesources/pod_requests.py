@@ -61,7 +61,8 @@ def compute_pod_resource_request(pod: Pod, *, pod_level: bool = True) -> Resourc
 def resources_signature(pod: Pod) -> Any:
     """What the resource plugins read of a pod (for ``sign_pod``): the resources of its
     containers, init containers (with their restart policy), overhead and pod-level resources,
-    and the (init) container statuses and resize conditions (in-place resize)."""
+    and the (init) container statuses, the pod-level ``status.resources`` /
+    ``status.allocatedResources`` and resize conditions (in-place resize)."""
     spec = pod.spec
     status = pod.status
     return freeze((
@@ -71,5 +72,7 @@ def resources_signature(pod: Pod) -> Any:
         spec.get("resources"),
         status.get("containerStatuses"),
         status.get("initContainerStatuses"),
+        status.get("resources"),
+        status.get("allocatedResources"),
         [c for c in status.get("conditions") or () if str(c.get("type", "")).startswith("PodResize")],
     ))
