@@ -15,6 +15,11 @@ PostFilter that finds no state, because an earlier PreFilter plugin ended the cy
 UnschedulableAndUnresolvable before this one ran, is an Error ``not found``
 (``getStateData``/``CycleState.Read``'s ``ErrNotFound``), which stops the PostFilter plugins
 after it (no preemption), as kube-scheduler's RunPostFilterPlugins does.
+
+Not ported: v1.36's Score/NormalizeScore (weight 2 in the default profile). For a pod without
+claims, the only pods kubesched places, Go's Score is 0 on every node, so the totals and the
+chosen node are the same without it (it would only add a column of zeros, for a per-node call).
+PreEnqueue, Reserve, PreBind and the claim events matter only for pods with claims (issue #17).
 """
 
 from __future__ import annotations
