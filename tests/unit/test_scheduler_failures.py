@@ -1,5 +1,6 @@
-"""The scheduler's one failure handler (scheduling failures, binding failures, bind conflicts),
-plugin tracebacks at -v 4, and the bounded results of ``kubesched run``."""
+"""The scheduler's one failure handler (scheduling failures, binding failures, bind conflicts,
+what becomes of a pod's nomination), plugin tracebacks at -v 4, and the bounded results of
+``kubesched run``."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import pytest
 from kubesched.runtime.cluster.simulated import SimulatedCluster
 from kubesched.runtime.observe.logging import setup_logging
 from kubesched.runtime.scheduler import Scheduler
-from kubesched.sdk import ObjectConflict, Status, hookimpl
+from kubesched.sdk import ObjectConflict, PostFilterResult, Status, hookimpl
 
 
 class Boom:
@@ -265,3 +266,111 @@ def test_pod_deleted_while_waiting_at_permit_is_rejected_and_never_requeued(ks, 
         assert uid not in s.results
     gone = [rec.getMessage() for rec in caplog.records if rec.name == "kubesched.scheduler"]
     assert gone == ['Pod is gone; not requeued pod="default/p" err="0/1 nodes are available: 1 removed."']
+
+
+# the nomination after a failure ------------------------------------------------------------------
+# v1.36 schedule_one.go clears the nominated node (clearNominatedNode: NominatingInfo Override
+# with no node) on every scheduling and binding failure; only PostFilter's own result is kept:
+# a node it nominates, or the nomination as it is when it returns no result (ModeNoop).
+# handleSchedulingFailure puts it in the nominator (AddNominatedPod) and in the API (updatePod).
+
+
+class RejectAll:
+    @hookimpl
+    def filter(self, pod, node_info):
+        return Status.unschedulable("no")
+
+
+class FilterError:
+    @hookimpl
+    def filter(self, pod, node_info):
+        return Status.failed("disk read failed")
+
+
+class NoResult:
+    @hookimpl
+    def post_filter(self, pod):
+        return None, Status.unschedulable("nothing to preempt")
+
+
+class NominatesN2:
+    @hookimpl
+    def post_filter(self, pod):
+        return PostFilterResult("n2"), Status.success()
+
+
+class Clears:
+    @hookimpl
+    def post_filter(self, pod):
+        return PostFilterResult("", mode="clear"), Status.unschedulable("no candidate")
+
+
+class RejectAtReserve:
+    @hookimpl
+    def reserve(self, pod, node_name):
+        return Status.unschedulable("no room")
+
+
+class RejectAtPermit:
+    @hookimpl
+    def permit(self, pod, node_name):
+        return Status.unschedulable("not now")
+
+
+class FailAtPreBind:
+    @hookimpl
+    def pre_bind(self, pod, node_name):
+        return Status.failed("volume not ready")
+
+
+_NOMINATION_CASES = {
+    # v1.34 left the nomination when there were no PostFilter plugins (ScheduleResult{})
+    "no PostFilter plugins": ({"filter": ["RejectAll"]}, None),
+    "PostFilter returns no result": ({"filter": ["RejectAll"], "postFilter": ["NoResult"]}, "n1"),
+    "PostFilter nominates another node": ({"filter": ["RejectAll"], "postFilter": ["NominatesN2"]}, "n2"),
+    "PostFilter clears it": ({"filter": ["RejectAll"], "postFilter": ["Clears"]}, None),
+    "Filter error": ({"filter": ["FilterError"], "postFilter": ["NoResult"]}, None),
+    "Reserve rejects": ({"reserve": ["RejectAtReserve"], "postFilter": ["NoResult"]}, None),
+    "Permit rejects": ({"permit": ["RejectAtPermit"], "postFilter": ["NoResult"]}, None),
+    "binding cycle fails": ({"preBind": ["FailAtPreBind"], "postFilter": ["NoResult"]}, None),
+}
+
+
+@pytest.mark.parametrize("case", list(_NOMINATION_CASES))
+def test_a_failure_clears_the_nomination_unless_post_filter_decides(ks, case):
+    points, expected = _NOMINATION_CASES[case]
+    plugins = {
+        "RejectAll": RejectAll, "FilterError": FilterError, "NoResult": NoResult, "NominatesN2": NominatesN2,
+        "Clears": Clears, "RejectAtReserve": RejectAtReserve, "RejectAtPermit": RejectAtPermit, "FailAtPreBind": FailAtPreBind,
+    }
+    p = ks.pod("p")
+    p["status"] = {**(p.get("status") or {}), "nominatedNodeName": "n1"}
+    r = ks.build(plugins, points, ks.nodes(2) + [p])
+    r.cluster.start(r.scheduler.on_cluster_event)
+    for m in r.cluster.manifests:
+        r.cluster.store.create(m)
+    r.scheduler.run_until_idle(advance_time=False)  # one attempt
+    q = r.scheduler.queue
+
+    assert r.result("p").status in ("Unschedulable", "Error")
+    assert r.bound() == {}
+    nominated = {n: [x.name for x in q.nominated_pods_for_node(n)] for n in ("n1", "n2")}
+    assert nominated == {n: ["p"] if n == expected else [] for n in ("n1", "n2")}
+    stored = r.cluster.store.get("v1", "Pod", "p", "default")["status"]
+    assert stored.get("nominatedNodeName") == expected
+    assert len(r.events("FailedScheduling")) == 1
+
+
+def test_a_bound_pod_has_no_nominated_node_name(ks):
+    """The simulated API server's binding clears status.nominatedNodeName, as v1.36's
+    pkg/registry/core/pod/storage/storage.go setPodNodeAndMetadata does
+    (ClearingNominatedNodeNameAfterBinding, beta and on since 1.35)."""
+    p = ks.pod("p")
+    p["status"] = {**(p.get("status") or {}), "nominatedNodeName": "n2"}
+    r = ks.build({}, {}, ks.nodes(2) + [p]).start()
+    assert r.bound() == {"p": r.result("p").node}
+    stored = r.cluster.store.get("v1", "Pod", "p", "default")
+    assert stored["spec"]["nodeName"] == r.result("p").node
+    assert "nominatedNodeName" not in stored["status"]
+    assert [c for c in stored["status"]["conditions"] if c["type"] == "PodScheduled"] == [{"type": "PodScheduled", "status": "True"}]
+    assert r.scheduler.queue.nominated_pods_for_node("n2") == []

@@ -2,7 +2,9 @@
 
 A cluster delivers API object events (ADDED / MODIFIED / DELETED of Nodes, Pods and the other
 objects plugins read) to ``sink``, binds pods, records events and pod conditions, and offers
-object access (``objects``) that plugins reach through the Handle.
+object access (``objects``) that plugins reach through the Handle. As the v1.36 API server
+(ClearingNominatedNodeNameAfterBinding, on since 1.35), a bind removes the pod's
+``status.nominatedNodeName``.
 """
 
 from __future__ import annotations
@@ -37,6 +39,10 @@ class Cluster(Protocol):
         related: Mapping[str, Any] | None = None,
     ) -> None: ...
 
-    def update_pod_condition(self, pod: Pod, condition: Mapping[str, Any], nominated_node_name: str | None) -> None: ...
+    def update_pod_condition(self, pod: Pod, condition: Mapping[str, Any], nominated_node_name: str | None) -> None:
+        """Patch the pod's status with ``condition`` and its ``nominatedNodeName``: None leaves
+        it, a node name sets it, "" removes it (kube-scheduler's updatePod with NominatingInfo
+        Noop / Override)."""
+        ...
 
     def stop(self) -> None: ...

@@ -190,7 +190,9 @@ class SimulatedCluster:
             pod.name,
             {
                 "spec": {"nodeName": node_name},
-                "status": {"conditions": [{"type": "PodScheduled", "status": "True"}], "phase": "Running"},
+                # the binding storage clears the nomination (pkg/registry/core/pod/storage/storage.go,
+                # ClearingNominatedNodeNameAfterBinding, beta and on since 1.35)
+                "status": {"conditions": [{"type": "PodScheduled", "status": "True"}], "phase": "Running", "nominatedNodeName": None},
             },
             pod.namespace,
         )
@@ -209,8 +211,8 @@ class SimulatedCluster:
         if cur is None:
             return
         status: dict[str, Any] = {"conditions": [dict(condition)]}
-        if nominated_node_name:
-            status["nominatedNodeName"] = nominated_node_name
+        if nominated_node_name is not None:
+            status["nominatedNodeName"] = nominated_node_name or None  # None: removed
         self.store.patch("v1", "Pod", pod.name, {"status": status}, pod.namespace)
 
     # driving a run -----------------------------------------------------------------------------------

@@ -50,10 +50,13 @@ _ASSIGNED_POD_DELETE = ClusterEvent(EventResource.ASSIGNED_POD.value, ActionType
 class CycleResult(NamedTuple):
     """What a scheduling cycle decided: the node (empty when it failed), the assumed pod (the
     one object the cache, Reserve, Permit and the binding cycle share; None when it failed)
-    and, after a failure, the node PostFilter nominated (empty when none)."""
+    and, after a failure, what becomes of the pod's nomination (kube-scheduler's
+    NominatingInfo): a node name when PostFilter nominated one, None when PostFilter ran and
+    returned no nomination (leave it as it is), and "" for every other failure (clear it:
+    v1.36 schedule_one.go's clearNominatedNode)."""
 
     host: str = ""
-    nominated: str = ""
+    nominated: str | None = ""
     assumed: Pod | None = None
 
 
@@ -198,8 +201,9 @@ class Cycles:
 
     def _post_filter(self, fw: Framework, state: CycleState, pod: Pod, fe: FitError) -> tuple[CycleResult, Status]:
         """No node fits: PostFilter (preemption) may nominate a node for the pod; its status's
-        message, whatever the code, ends the FitError's message."""
-        nominated = ""
+        message, whatever the code, ends the FitError's message. Without PostFilter plugins the
+        nomination is cleared; with them it is PostFilter's result (schedulingAlgorithm)."""
+        nominated: str | None = ""
         if fw.has_post_filter_plugins():
             statuses = fe.diagnosis.post_filter_statuses([ni.name for ni in self.cache.update_snapshot().list()])
             deletions = self.objects.pod_deletions
@@ -209,16 +213,21 @@ class Cycles:
             if st.code is Code.ERROR:
                 log.error("PostFilter of %s failed: %s", pod.key, st.message)
             fe.diagnosis.ran_post_filter(st)
-            if r is not None and r.nominated_node_name and r.mode == "override":
+            if r is None or r.mode == "noop":
+                nominated = None
+            elif r.mode == "override":
                 nominated = r.nominated_node_name
         return CycleResult(nominated=nominated), Status(Code.UNSCHEDULABLE, fe.message(), error=fe)
 
     # the failure handler ------------------------------------------------------------------------
-    def handle_failure(self, fw: Framework, qpi: QueuedPodInfo, status: Status, start: float | None, nominated: str = "") -> None:
+    def handle_failure(self, fw: Framework, qpi: QueuedPodInfo, status: Status, start: float | None, nominated: str | None = "") -> None:
         """handleSchedulingFailure, the one place a failed pod goes: requeue, result, log,
-        FailedScheduling event, PodScheduled=False condition. A pod that left the queue during
-        its attempt (deleted, or bound by someone else) is not requeued nor reported: nothing
-        is left to retry (kube-scheduler checks that the pod still exists in the informer)."""
+        FailedScheduling event, PodScheduled=False condition. ``nominated`` is the pod's
+        nomination from now on, in the queue's nominator and in ``status.nominatedNodeName``:
+        a node, "" to clear it (the default: binding failures clear it too) or None to leave
+        it (CycleResult.nominated). A pod that left the queue during its attempt (deleted, or
+        bound by someone else) is not requeued nor reported: nothing is left to retry
+        (kube-scheduler checks that the pod still exists in the informer)."""
         pod = qpi.pod
         fit = status.error if isinstance(status.error, FitError) else None
         msg = fit.message() if fit is not None else status.message
@@ -229,6 +238,8 @@ class Cycles:
         rejected = fit is not None or status.is_rejected()
         if nominated:
             self.queue.add_nominated(Pod({**pod.raw, "status": {**pod.status, "nominatedNodeName": nominated}}), nominated)
+        elif nominated is not None:
+            self.queue.delete_nominated(pod)
         if fit is not None:
             requeue_status = status if status.is_rejected() else Status(Code.UNSCHEDULABLE, msg)
             self.queue.requeue_failed(qpi, requeue_status, fit.diagnosis.unschedulable_plugins, fit.diagnosis.pending_plugins)
@@ -248,7 +259,7 @@ class Cycles:
             self.cluster.update_pod_condition(
                 pod,
                 {"type": "PodScheduled", "status": "False", "reason": reason, "message": msg},
-                nominated or None,
+                nominated,
             )
         except Exception:
             log.exception("reporting the failure of %s", pod.key)

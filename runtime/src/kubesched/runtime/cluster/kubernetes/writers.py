@@ -165,8 +165,9 @@ class Writer:
     def update_pod_condition(self, pod: Pod, condition: Mapping[str, Any], nominated_node_name: str | None) -> None:
         cond = {"lastProbeTime": None, "lastTransitionTime": rfc3339(), **condition}
         status: dict[str, Any] = {"conditions": [cond]}
-        if nominated_node_name:
-            status["nominatedNodeName"] = nominated_node_name
+        if nominated_node_name is not None:
+            # "" clears it: null removes the field in a strategic merge patch
+            status["nominatedNodeName"] = nominated_node_name or None
         patch = {"metadata": {"uid": pod.uid}, "status": status}
         path = f"/api/v1/namespaces/{pod.namespace}/pods/{pod.name}/status"
 
