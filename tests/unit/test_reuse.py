@@ -258,8 +258,9 @@ def test_default_plugins_that_read_only_the_pod_and_its_node_sign() -> None:
     cfg = load_config_data({"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration"}, source="<test>", installed_plugins=reg.names())
     fw: Framework = next(iter(Scheduler(cfg, reg, SimulatedCluster([]), simulated=True).frameworks.values()))
     assert sorted(fw.signers) == sorted([
-        "ImageLocality", "NodeAffinity", "NodeDeclaredFeatures", "NodeName", "NodePorts",
-        "NodeResourcesBalancedAllocation", "NodeResourcesFit", "NodeUnschedulable", "TaintToleration",
+        "DynamicResources", "ImageLocality", "NodeAffinity", "NodeDeclaredFeatures", "NodeName",
+        "NodePorts", "NodeResourcesBalancedAllocation", "NodeResourcesFit", "NodeUnschedulable",
+        "TaintToleration",
     ])
     from kubesched.sdk import Pod
 

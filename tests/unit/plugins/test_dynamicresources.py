@@ -148,3 +148,55 @@ def test_missing_state_stops_the_postfilter_plugins(ks) -> None:
     assert result is None
     assert (st.code, st.message, st.plugin) == (Code.ERROR, "not found", "DynamicResources")
     assert seen == []
+
+
+# --- Score (v1.36, weight 2 in the default profile) ---------------------------------------------
+
+
+def test_score_is_zero_on_every_node_for_a_pod_without_claims() -> None:
+    """dynamicresources.go Score: ``state.claims.empty()`` -> 0; the batch form gives the same
+    column; NormalizeScore (DefaultNormalizeScore of zeros) leaves it."""
+    from kubesched.sdk import NodeScore
+
+    pl = build_plugin(DynamicResources)
+    state = CycleState()
+    p = Pod(make_pod().name("foo").obj())
+    pl.pre_filter(state, p)
+    assert pl.score() == 0
+    assert pl.score_batch([object(), object(), object()]) == [0, 0, 0]
+    scores = [NodeScore("a", 0), NodeScore("b", 0)]
+    assert pl.normalize_score(scores) is None
+    assert [s.score for s in scores] == [0, 0]
+
+
+def test_sign_pod_as_go_signs_it() -> None:
+    """SignPod: a pod with claims is not signable; any other pod signs with no fragment."""
+    pl = build_plugin(DynamicResources)
+    assert pl.sign_pod(_claim_pod()) is None
+    assert pl.sign_pod(Pod(make_pod().name("foo").obj())) == ()
+
+
+def test_default_profile_scores_dynamic_resources_zero_with_weight_two(tmp_path) -> None:
+    """kube-scheduler 1.36 logs a DynamicResources score of 0 for every feasible node; so does
+    explain (weight 2: weighted 0), and the totals are those of the other plugins."""
+    import json
+
+    import yaml
+    from click.testing import CliRunner
+
+    from kubesched.runtime.cli import main
+
+    docs = [
+        {"apiVersion": "v1", "kind": "Node", "metadata": {"name": n, "labels": {"kubernetes.io/hostname": n}},
+         "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}}
+        for n in ("node-a", "node-b")
+    ] + [{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default"},
+          "spec": {"containers": [{"name": "c", "image": "x", "resources": {"requests": {"cpu": "1"}}}]}}]
+    f = tmp_path / "cluster.yaml"
+    f.write_text(yaml.safe_dump_all(docs))
+    r = CliRunner().invoke(main, ["explain", "default/p", "--cluster", str(f), "-o", "json"])
+    assert r.exit_code == 0, r.output
+    ex = json.loads(r.output)
+    for node in ("node-a", "node-b"):
+        assert ex["scores"][node]["DynamicResources"] == {"raw": 0, "normalized": 0, "weighted": 0}
+        assert ex["totals"][node] == sum(s["weighted"] for s in ex["scores"][node].values())

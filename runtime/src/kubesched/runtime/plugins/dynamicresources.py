@@ -16,14 +16,17 @@ UnschedulableAndUnresolvable before this one ran, is an Error ``not found``
 (``getStateData``/``CycleState.Read``'s ``ErrNotFound``), which stops the PostFilter plugins
 after it (no preemption), as kube-scheduler's RunPostFilterPlugins does.
 
-Not ported: v1.36's Score/NormalizeScore (weight 2 in the default profile). For a pod without
-claims, the only pods kubesched places, Go's Score is 0 on every node, so the totals and the
-chosen node are the same without it (it would only add a column of zeros, for a per-node call).
+Score and NormalizeScore (v1.36, weight 2 in the default profile): for a pod without claims, the
+only pods kubesched places, Go's Score is 0 on every node (``state.claims.empty()``), and
+NormalizeScore (``helper.DefaultNormalizeScore``) keeps the zeros; kube-scheduler logs the column
+of zeros and so does kubesched (``score_batch`` makes it one list per chunk of nodes, not a call
+per node). SignPod as Go's: a pod with claims is not signable, any other pod signs with nothing.
 PreEnqueue, Reserve, PreBind and the claim events matter only for pods with claims (issue #17).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from kubesched.sdk import (
@@ -32,6 +35,8 @@ from kubesched.sdk import (
     ClusterEventWithHint,
     Code,
     CycleState,
+    NodeInfo,
+    NodeScore,
     Pod,
     StateData,
     Status,
@@ -83,6 +88,23 @@ class DynamicResources:
         if STATE_KEY not in state:
             return None, Status(Code.ERROR, STATE_NOT_FOUND_MSG)
         return None, Status.unschedulable(NO_NEW_CLAIMS_MSG)
+
+    @hookimpl
+    def sign_pod(self, pod: Pod) -> tuple[()] | None:
+        # dynamicresources.go SignPod: "pods with dra resource claims are not signable"
+        return None if pod.spec.get("resourceClaims") else ()
+
+    @hookimpl
+    def score_batch(self, nodes: Sequence[NodeInfo]) -> list[int]:
+        return [0] * len(nodes)
+
+    @hookimpl
+    def score(self) -> int:
+        return 0  # no claims in the state: Go's Score returns 0 before reading any node
+
+    @hookimpl
+    def normalize_score(self, scores: list[NodeScore]) -> None:
+        return None  # DefaultNormalizeScore of zeros: zeros
 
     @hookimpl
     def events_to_register(self) -> list[ClusterEventWithHint]:
