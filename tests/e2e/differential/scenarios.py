@@ -1,0 +1,301 @@
+"""A seeded generator of random clusters and pending pods for the differential test.
+
+``scenario(seed)`` returns a :class:`Scenario`: nodes (labels for hostname, zone, disk and a
+numeric generation; cpu/memory/pods and sometimes an extended resource; taints; images;
+sometimes cordoned), PriorityClasses, Services (their selectors give pods kube-scheduler's
+default topology spreading), pods already running on nodes, and the pending pods, scheduled
+one after another. The pending pods draw from every default plugin's inputs: requests (with
+init containers and restartable sidecars, and best-effort pods), nodeSelector, required and
+preferred node affinity (In, NotIn, Exists, DoesNotExist, Gt, Lt, matchFields on the name),
+required and preferred pod (anti-)affinity on hostname and zone, topology spread constraints
+(maxSkew, minDomains, nodeAffinityPolicy, nodeTaintsPolicy, matchLabelKeys, both
+whenUnsatisfiable values), tolerations, host ports, images and priorities (which make
+DefaultPreemption act).
+
+The same seed gives the same scenario on every machine (``random.Random(seed)`` only).
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Any
+
+ZONES = ("zone-a", "zone-b", "zone-c")
+DISKS = ("ssd", "hdd")
+APPS = ("web", "db", "cache", "batch")
+IMAGES = {
+    "registry.example/web:1": 250 * 1024**2,
+    "registry.example/db:2": 900 * 1024**2,
+    "registry.example/cache:3": 60 * 1024**2,
+    "registry.example/batch:4": 1500 * 1024**2,
+    "registry.example/tiny:5": 5 * 1024**2,
+}
+GPU = "example.com/gpu"
+TAINTS = (
+    {"key": "dedicated", "value": "infra", "effect": "NoSchedule"},
+    {"key": "spot", "value": "true", "effect": "PreferNoSchedule"},
+    {"key": "maintenance", "effect": "NoExecute"},
+    {"key": "gpu", "value": "true", "effect": "NoSchedule"},
+)
+#: name -> (value, preemptionPolicy)
+PRIORITY_CLASSES = {
+    "diff-low": (10, "PreemptLowerPriority"),
+    "diff-mid": (100, "PreemptLowerPriority"),
+    "diff-high": (1000, "PreemptLowerPriority"),
+    "diff-high-never": (1000, "Never"),
+}
+GATE = "kubesched.io/differential"
+
+
+@dataclass
+class Scenario:
+    seed: int
+    namespace: str
+    #: (name, labels, taints, unschedulable, allocatable, images)
+    nodes: list[dict[str, Any]] = field(default_factory=list)
+    services: list[dict[str, Any]] = field(default_factory=list)
+    #: pods bound to a node from the start (spec.nodeName set)
+    running: list[dict[str, Any]] = field(default_factory=list)
+    #: pods to schedule, in order
+    pending: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def node_names(self) -> list[str]:
+        return [n["metadata"]["name"] for n in self.nodes]
+
+
+def priority_classes() -> list[dict[str, Any]]:
+    return [
+        {
+            "apiVersion": "scheduling.k8s.io/v1",
+            "kind": "PriorityClass",
+            "metadata": {"name": name},
+            "value": value,
+            "preemptionPolicy": policy,
+        }
+        for name, (value, policy) in PRIORITY_CLASSES.items()
+    ]
+
+
+def _qty_cpu(m: int) -> str:
+    return f"{m}m" if m % 1000 else str(m // 1000)
+
+
+def _qty_mem(mi: int) -> str:
+    return f"{mi // 1024}Gi" if mi % 1024 == 0 else f"{mi}Mi"
+
+
+def _node(rng: random.Random, prefix: str, i: int) -> dict[str, Any]:
+    name = f"{prefix}-n{i}"
+    labels = {"kubernetes.io/hostname": name, "kubernetes.io/os": "linux"}
+    if rng.random() < 0.9:
+        labels["topology.kubernetes.io/zone"] = rng.choice(ZONES)
+    if rng.random() < 0.8:
+        labels["disk"] = rng.choice(DISKS)
+    labels["generation"] = str(rng.randint(1, 5))
+    cpu = rng.choice((2000, 4000, 4000, 8000, 16000))
+    mem = rng.choice((4096, 8192, 8192, 16384, 32768))
+    alloc = {"cpu": _qty_cpu(cpu), "memory": _qty_mem(mem), "pods": str(rng.choice((110, 110, 110, 4, 8)))}
+    if rng.random() < 0.25:
+        alloc[GPU] = str(rng.choice((1, 2, 4)))
+    taints = []
+    if rng.random() < 0.35:
+        taints = [dict(t) for t in rng.sample(TAINTS, rng.choice((1, 1, 2)))]
+    images = [
+        {"names": [img], "sizeBytes": size}
+        for img, size in IMAGES.items()
+        if rng.random() < 0.35
+    ]
+    return {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {"name": name, "labels": labels},
+        "spec": {"unschedulable": rng.random() < 0.06, **({"taints": taints} if taints else {})},
+        "status": {"capacity": dict(alloc), "allocatable": alloc, "images": images},
+    }
+
+
+def _requests(rng: random.Random, big: bool = False) -> dict[str, str]:
+    if rng.random() < 0.1:
+        return {}
+    cpu = rng.choice((100, 250, 500, 1000, 1500, 2000) + ((3000, 6000) if big else ()))
+    mem = rng.choice((128, 256, 512, 1024, 2048, 4096) + ((8192, 12288) if big else ()))
+    req = {}
+    if rng.random() < 0.95:
+        req["cpu"] = _qty_cpu(cpu)
+    if rng.random() < 0.9:
+        req["memory"] = _qty_mem(mem)
+    return req
+
+
+def _container(rng: random.Random, name: str, app: str, big: bool = False) -> dict[str, Any]:
+    image = f"registry.example/{app}:{1 + APPS.index(app)}" if rng.random() < 0.7 else rng.choice(list(IMAGES))
+    c: dict[str, Any] = {"name": name, "image": image}
+    req = _requests(rng, big)
+    if req:
+        c["resources"] = {"requests": req}
+    return c
+
+
+def _node_selector_term(rng: random.Random, node_names: list[str]) -> dict[str, Any]:
+    kind = rng.random()
+    if kind < 0.12 and node_names:
+        return {"matchFields": [{"key": "metadata.name", "operator": "In", "values": [rng.choice(node_names)]}]}
+    exprs = []
+    for _ in range(rng.choice((1, 1, 2))):
+        op = rng.choice(("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"))
+        if op in ("Gt", "Lt"):
+            exprs.append({"key": "generation", "operator": op, "values": [str(rng.randint(1, 5))]})
+        elif op in ("Exists", "DoesNotExist"):
+            exprs.append({"key": rng.choice(("disk", "topology.kubernetes.io/zone")), "operator": op})
+        else:
+            key = rng.choice(("disk", "topology.kubernetes.io/zone"))
+            vals = DISKS if key == "disk" else ZONES
+            exprs.append({"key": key, "operator": op, "values": rng.sample(vals, rng.randint(1, 2))})
+    return {"matchExpressions": exprs}
+
+
+def _pod_term(rng: random.Random) -> dict[str, Any]:
+    key = rng.choice(("kubernetes.io/hostname", "topology.kubernetes.io/zone"))
+    if rng.random() < 0.8:
+        sel: dict[str, Any] = {"matchLabels": {"app": rng.choice(APPS)}}
+    else:
+        sel = {"matchExpressions": [{"key": "app", "operator": rng.choice(("In", "NotIn")), "values": rng.sample(APPS, 2)}]}
+    return {"labelSelector": sel, "topologyKey": key}
+
+
+def _affinity(rng: random.Random, node_names: list[str]) -> dict[str, Any]:
+    aff: dict[str, Any] = {}
+    if rng.random() < 0.3:
+        na: dict[str, Any] = {}
+        if rng.random() < 0.6:
+            na["requiredDuringSchedulingIgnoredDuringExecution"] = {
+                "nodeSelectorTerms": [_node_selector_term(rng, node_names) for _ in range(rng.choice((1, 1, 2)))]
+            }
+        if rng.random() < 0.6:
+            na["preferredDuringSchedulingIgnoredDuringExecution"] = [
+                {"weight": rng.randint(1, 100), "preference": _node_selector_term(rng, [])}
+                for _ in range(rng.randint(1, 2))
+            ]
+        if na:
+            aff["nodeAffinity"] = na
+    for kind in ("podAffinity", "podAntiAffinity"):
+        if rng.random() < 0.25:
+            pa: dict[str, Any] = {}
+            if rng.random() < 0.5:
+                pa["requiredDuringSchedulingIgnoredDuringExecution"] = [_pod_term(rng)]
+            if rng.random() < 0.7:
+                pa["preferredDuringSchedulingIgnoredDuringExecution"] = [
+                    {"weight": rng.randint(1, 100), "podAffinityTerm": _pod_term(rng)}
+                    for _ in range(rng.randint(1, 2))
+                ]
+            if pa:
+                aff[kind] = pa
+    return aff
+
+
+def _spread(rng: random.Random, app: str) -> list[dict[str, Any]]:
+    out = []
+    for key in rng.sample(("kubernetes.io/hostname", "topology.kubernetes.io/zone"), rng.choice((1, 1, 2))):
+        c: dict[str, Any] = {
+            "maxSkew": rng.choice((1, 1, 2)),
+            "topologyKey": key,
+            "whenUnsatisfiable": rng.choice(("DoNotSchedule", "ScheduleAnyway")),
+            "labelSelector": {"matchLabels": {"app": app}} if rng.random() < 0.9 else {},
+        }
+        if c["whenUnsatisfiable"] == "DoNotSchedule" and rng.random() < 0.3:
+            c["minDomains"] = rng.randint(2, 4)
+        if rng.random() < 0.3:
+            c["nodeAffinityPolicy"] = rng.choice(("Honor", "Ignore"))
+        if rng.random() < 0.3:
+            c["nodeTaintsPolicy"] = rng.choice(("Honor", "Ignore"))
+        if rng.random() < 0.2:
+            c["matchLabelKeys"] = ["version"]
+        out.append(c)
+    return out
+
+
+def _tolerations(rng: random.Random) -> list[dict[str, Any]]:
+    out = []
+    for t in TAINTS:
+        if rng.random() < 0.25:
+            tol: dict[str, Any] = {"key": t["key"], "effect": t["effect"]}
+            if "value" in t and rng.random() < 0.7:
+                tol.update(operator="Equal", value=t["value"])
+            else:
+                tol["operator"] = "Exists"
+            out.append(tol)
+    if rng.random() < 0.03:
+        out.append({"operator": "Exists"})
+    return out
+
+
+def _pod(rng: random.Random, ns: str, name: str, node_names: list[str], *, running_on: str | None = None) -> dict[str, Any]:
+    app = rng.choice(APPS)
+    labels = {"app": app}
+    if rng.random() < 0.5:
+        labels["version"] = rng.choice(("v1", "v2"))
+    big = rng.random() < 0.15
+    containers = [_container(rng, "main", app, big)]
+    if rng.random() < 0.2:
+        containers.append(_container(rng, "helper", app))
+    spec: dict[str, Any] = {"containers": containers, "terminationGracePeriodSeconds": 0}
+    if rng.random() < 0.15:
+        inits = [_container(rng, "init", app, big=rng.random() < 0.5)]
+        if rng.random() < 0.5:
+            side = _container(rng, "sidecar", app)
+            side["restartPolicy"] = "Always"
+            inits.append(side)
+        spec["initContainers"] = inits
+    if rng.random() < 0.1:
+        containers[0].setdefault("resources", {}).setdefault("requests", {})[GPU] = str(rng.choice((1, 2)))
+        containers[0]["resources"]["limits"] = {GPU: containers[0]["resources"]["requests"][GPU]}
+    if rng.random() < 0.12:
+        proto = rng.choice(("TCP", "TCP", "UDP"))
+        port: dict[str, Any] = {"containerPort": 80, "hostPort": rng.choice((8080, 9090)), "protocol": proto}
+        if rng.random() < 0.2:
+            port["hostIP"] = "10.1.0.1"
+        containers[0]["ports"] = [port]
+    if rng.random() < 0.45:
+        spec["priorityClassName"] = rng.choice(list(PRIORITY_CLASSES))
+    if running_on is not None:
+        spec["nodeName"] = running_on
+    else:
+        if rng.random() < 0.15:
+            spec["nodeSelector"] = {"disk": rng.choice(DISKS)} if rng.random() < 0.7 else {"topology.kubernetes.io/zone": rng.choice(ZONES)}
+        aff = _affinity(rng, node_names)
+        if aff:
+            spec["affinity"] = aff
+        if rng.random() < 0.3:
+            spec["topologySpreadConstraints"] = _spread(rng, app)
+        tols = _tolerations(rng)
+        if tols:
+            spec["tolerations"] = tols
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": ns, "labels": labels}, "spec": spec}
+
+
+def scenario(seed: int, *, pending: int | None = None) -> Scenario:
+    """The scenario of ``seed``: 3–9 nodes, 0–10 running pods, ``pending`` (default 14–26)
+    pods to schedule."""
+    rng = random.Random(seed)
+    ns = f"diff-{seed}"
+    prefix = f"d{seed}"
+    sc = Scenario(seed=seed, namespace=ns)
+    sc.nodes = [_node(rng, prefix, i) for i in range(rng.randint(3, 9))]
+    names = sc.node_names
+    for app in APPS:
+        if rng.random() < 0.2:
+            sc.services.append({
+                "apiVersion": "v1",
+                "kind": "Service",
+                "metadata": {"name": f"svc-{app}", "namespace": ns},
+                "spec": {"selector": {"app": app}, "ports": [{"port": 80}]},
+            })
+    placeable = [n for n in sc.nodes if not n["spec"].get("unschedulable")] or sc.nodes
+    for i in range(rng.randint(0, 10)):
+        node = rng.choice(placeable)["metadata"]["name"]
+        sc.running.append(_pod(rng, ns, f"run-{i}", names, running_on=node))
+    count = pending if pending is not None else rng.randint(14, 26)
+    sc.pending = [_pod(rng, ns, f"p-{i:02d}", names) for i in range(count)]
+    return sc
