@@ -16,9 +16,8 @@ import pytest
 from kubesched.runtime.plugins.nodevolumelimits import (
     ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED,
     NodeVolumeLimits,
-    get_csi_attach_limit_key,
 )
-from kubesched.sdk import ActionType, Code, CycleState, Pod, QueueingHint, Status
+from kubesched.sdk import ActionType, CycleState, Pod, QueueingHint, Status
 from kubesched.testing import build_plugin, make_handle, make_pod
 
 EBS = "ebs.csi.aws.com"
@@ -400,24 +399,23 @@ def test_events_to_register() -> None:
     ]
 
 
-def test_attach_limit_key() -> None:
-    """volume util GetCSIAttachLimitKey: long driver names are shortened with a hash."""
-    assert get_csi_attach_limit_key(EBS) == "attachable-volumes-csi-ebs.csi.aws.com"
-    long = "a" * 50
-    key = get_csi_attach_limit_key(long)
-    assert key.startswith("attachable-volumes-csi-" + "a" * 23) and len(key) == len("attachable-volumes-csi-") + 23 + 16
-
-
-def test_node_allocatable_limit() -> None:
-    """kubesched: a node allocatable attachable-volumes-csi-<driver> limit without a CSINode."""
+@pytest.mark.parametrize(
+    "csinode",
+    [pytest.param(None, id="no CSINode"), pytest.param(csi_node("csinode-with-no-limit", 0, [EBS]), id="CSINode without a count")],
+)
+def test_node_allocatable_attachable_volumes_are_not_a_limit(csinode: dict[str, Any] | None) -> None:
+    """v1.36.3 csi.go Filter reads its limits from getVolumeLimits(csiNode) alone (CSINode
+    spec.drivers[].allocatable.count, keyed by driver name): a node allocatable
+    attachable-volumes-csi-<driver> of 1 does not stop a second volume of that driver
+    (kubesched read it as a limit before)."""
     node = {
         "apiVersion": "v1", "kind": "Node", "metadata": {"name": NODE_NAME},
-        "status": {"allocatable": {"attachable-volumes-csi-ebs.csi.aws.com": "1"}},
+        "status": {"allocatable": {"attachable-volumes-csi-ebs.csi.aws.com": "1", "attachable-volumes-aws-ebs": "1"}},
     }
-    handle = make_handle([node], [{**RUNNING, "spec": {**RUNNING["spec"], "nodeName": NODE_NAME}}], [*fake_pvs([EBS]), *fake_pvcs([EBS])])
+    extra = [csinode] if csinode is not None else []
+    handle = make_handle([node], [{**RUNNING, "spec": {**RUNNING["spec"], "nodeName": NODE_NAME}}], [*fake_pvs([EBS]), *fake_pvcs([EBS]), *extra])
     pl = build_plugin(NodeVolumeLimits, None, handle)
     state = CycleState()
     p = Pod(EBS_ONE)
     assert pl.pre_filter(state, p, []) is None
-    got = pl.filter(state, p, handle.snapshot().get(NODE_NAME))
-    assert got == EXCEEDED and got.code is Code.UNSCHEDULABLE
+    assert pl.filter(state, p, handle.snapshot().get(NODE_NAME)) is None

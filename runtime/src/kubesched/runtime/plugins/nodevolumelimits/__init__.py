@@ -1,16 +1,16 @@
 """NodeVolumeLimits: kube-scheduler's CSI volume limits plugin (``CSILimits``), ported.
 
 Followed: ``pkg/scheduler/framework/plugins/nodevolumelimits/{csi.go,utils.go,csi_manager.go}``
-and ``csi_test.go`` of kubernetes v1.36.3 (v1.36 semantics), and
-``pkg/volume/util.GetCSIAttachLimitKey``.
+and ``csi_test.go`` of kubernetes v1.36.3 (v1.36 semantics).
 
-The node's limit per CSI driver is ``CSINode.spec.drivers[].allocatable.count`` (kubesched also
-reads a node allocatable ``attachable-volumes-*`` resource, which kube-scheduler no longer
-does). Filter counts the unique volumes (``driver/volumeHandle``) of the pods on the node plus
-the node's VolumeAttachments of CSI PersistentVolumes that no existing pod uses, and the pod's
-new ones per driver, and rejects the node with ``node(s) exceed max volume count``
-(Unschedulable) past the limit. An unbound claim is counted through its StorageClass'
-provisioner with a per-claim handle.
+The node's limit per CSI driver is ``CSINode.spec.drivers[].allocatable.count`` and nothing
+else (``getVolumeLimits(csiNode)``): a node allocatable ``attachable-volumes-*`` resource is
+not a limit, and a node without a CSINode, or whose drivers have no count, has none. Volumes
+are counted per CSI driver name. Filter counts the unique volumes (``driver/volumeHandle``) of
+the pods on the node plus the node's VolumeAttachments of CSI PersistentVolumes that no
+existing pod uses, and the pod's new ones per driver, and rejects the node with ``node(s)
+exceed max volume count`` (Unschedulable) past the limit. An unbound claim is counted through
+its StorageClass' provisioner with a per-claim handle.
 
 v1.36 changes ported: in-tree volumes of the five migrated plugins (AWS EBS, GCE PD, Azure
 Disk, Cinder, Portworx) count under their CSI driver whenever the node has a CSINode (the
@@ -27,7 +27,6 @@ disks are not told apart).
 
 from __future__ import annotations
 
-import hashlib
 import secrets
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -61,15 +60,11 @@ from ..volumebinding.storage_helpers import (
     volume_is_for_pod,
 )
 
-__all__ = ["ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED", "NodeVolumeLimits", "get_csi_attach_limit_key"]
+__all__ = ["ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED", "NodeVolumeLimits"]
 
 NAME = "NodeVolumeLimits"
 PRE_FILTER_STATE_KEY = "PreFilter" + NAME
 ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED = "node(s) exceed max volume count"
-
-ATTACHABLE_VOLUMES_PREFIX = "attachable-volumes-"
-CSI_ATTACH_LIMIT_PREFIX = "attachable-volumes-csi-"
-RESOURCE_NAME_LENGTH_LIMIT = 63
 
 # csi-translation-lib: in-tree volume source -> (in-tree plugin name, CSI driver name)
 AWS_EBS = "kubernetes.io/aws-ebs"
@@ -99,14 +94,6 @@ _CSI_DRIVERS = {
 }
 #: utils.go isCSIMigrationOn: the plugins whose migration is on (v1.36: all five always)
 _MIGRATION_ON = frozenset({AWS_EBS, GCE_PD, AZURE_DISK, CINDER, PORTWORX})
-
-
-def get_csi_attach_limit_key(driver_name: str) -> str:
-    """volumeutil.GetCSIAttachLimitKey."""
-    if len(CSI_ATTACH_LIMIT_PREFIX) + len(driver_name) >= RESOURCE_NAME_LENGTH_LIMIT:
-        hashed = hashlib.sha1(driver_name.encode()).hexdigest()[:16]
-        return CSI_ATTACH_LIMIT_PREFIX + driver_name[:23] + hashed
-    return CSI_ATTACH_LIMIT_PREFIX + driver_name
 
 
 def _in_tree_source(spec: Mapping[str, Any]) -> tuple[str, Mapping[str, Any]] | None:
@@ -318,7 +305,7 @@ class NodeVolumeLimits:
             return Status.failed(str(e), e)
         if not new_volumes:
             return None
-        limits = get_volume_limits(node_info, csi_node)
+        limits = get_volume_limits(csi_node)
         if not limits:
             return None
         attached: dict[str, str] = {}
@@ -365,7 +352,7 @@ class NodeVolumeLimits:
             csi = (pv.get("spec") or {}).get("csi")
             if csi is None:
                 continue
-            out[f"{attacher}/{csi.get('volumeHandle') or ''}"] = get_csi_attach_limit_key(attacher)
+            out[f"{attacher}/{csi.get('volumeHandle') or ''}"] = attacher
         return out
 
     def _filter_attachable_volumes(
@@ -393,7 +380,7 @@ class NodeVolumeLimits:
             driver, handle = self._get_csi_driver_info(s, csi_node, pvc)
             if not driver or not handle:
                 continue
-            result[f"{driver}/{handle}"] = get_csi_attach_limit_key(driver)
+            result[f"{driver}/{handle}"] = driver
 
     @staticmethod
     def _check_attachable_inline_volume(vol: Mapping[str, Any], csi_node: dict[str, Any] | None, result: dict[str, str]) -> None:
@@ -405,7 +392,7 @@ class NodeVolumeLimits:
             return
         driver = _CSI_DRIVERS[plugin]
         handle = _translated_handle(plugin, spec, None)
-        result[f"{driver}/{handle}"] = get_csi_attach_limit_key(driver)
+        result[f"{driver}/{handle}"] = driver
 
     def _get_csi_driver_info(self, s: _State, csi_node: dict[str, Any] | None, pvc: dict[str, Any]) -> tuple[str, str]:
         pv_name = str((pvc.get("spec") or {}).get("volumeName") or "")
@@ -447,14 +434,15 @@ class NodeVolumeLimits:
         return provisioner, handle
 
 
-def get_volume_limits(node_info: NodeInfo, csi_node: Mapping[str, Any] | None) -> dict[str, int]:
-    """getVolumeLimits: node allocatable ``attachable-volumes-*`` overridden by CSINode counts."""
-    limits = {k: v for k, v in node_info.allocatable.scalar.items() if k.startswith(ATTACHABLE_VOLUMES_PREFIX)}
+def get_volume_limits(csi_node: Mapping[str, Any] | None) -> dict[str, int]:
+    """getVolumeLimits (v1.36.3 ``csi.go``): CSI driver name -> ``allocatable.count`` of the
+    node's CSINode; the node's own allocatable is not read."""
+    limits: dict[str, int] = {}
     if csi_node is not None:
         for d in (csi_node.get("spec") or {}).get("drivers") or []:
             alloc = d.get("allocatable")
             if alloc is not None and alloc.get("count") is not None:
-                limits[get_csi_attach_limit_key(str(d.get("name") or ""))] = int(alloc["count"])
+                limits[str(d.get("name") or "")] = int(alloc["count"])
     return limits
 
 
