@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from scenarios import GATE, Scenario, priority_classes
+from scenarios import GATE, STORAGE_CLASS, Scenario, priority_classes
 
 #: klog's text format: `I1124 03:45:12.123456   12345 file.go:998] "Message" key="value" k=v`
 _LINE = re.compile(r'^[IWE]\d{4} [\d:.]+\s+\d+ \S+\] "(?P<msg>[^"]*)"(?P<rest>.*)$')
@@ -206,9 +206,19 @@ class Differential:
         self.api_client = kube_config.new_client_from_config(config_file=str(control_plane.kubeconfig))
         self.core = client.CoreV1Api(self.api_client)
         self.sched_api = client.SchedulingV1Api(self.api_client)
-        for pc in priority_classes():
+        self.storage_api = client.StorageV1Api(self.api_client)
+        storage_class = {
+            "apiVersion": "storage.k8s.io/v1",
+            "kind": "StorageClass",
+            "metadata": {"name": STORAGE_CLASS},
+            "provisioner": "kubernetes.io/no-provisioner",
+            "volumeBindingMode": "WaitForFirstConsumer",
+        }
+        for create, body in [(self.sched_api.create_priority_class, pc) for pc in priority_classes()] + [
+            (self.storage_api.create_storage_class, storage_class)
+        ]:
             try:
-                self.sched_api.create_priority_class(pc)
+                create(body)
             except client.ApiException as e:
                 if e.status != 409:
                     raise
@@ -251,8 +261,48 @@ class Differential:
             self.core.patch_node_status(node["metadata"]["name"], {"status": status})
         for svc in sc.services:
             self.core.create_namespaced_service(sc.namespace, svc)
+        for claim in sc.claims:
+            self._create_claim(sc.namespace, claim)
         for pod in sc.running:
             self.core.create_namespaced_pod(sc.namespace, pod)
+
+    def _create_claim(self, ns: str, claim: dict[str, Any]) -> None:
+        """A PVC, and for a bound one its PV (node affinity to a node or a zone, zone label), both
+        with the status and annotation the PV controller leaves on a bound pair."""
+        name, mode, bound_to = claim["name"], claim["mode"], claim["bound_to"]
+        pvc: dict[str, Any] = {
+            "apiVersion": "v1",
+            "kind": "PersistentVolumeClaim",
+            "metadata": {"name": name, "namespace": ns},
+            "spec": {"accessModes": [mode], "resources": {"requests": {"storage": "1Gi"}}, "storageClassName": STORAGE_CLASS},
+        }
+        if not bound_to:
+            self.core.create_namespaced_persistent_volume_claim(ns, pvc)
+            return
+        pv_name = f"{ns}-{name}"
+        pvc["metadata"]["annotations"] = {"pv.kubernetes.io/bind-completed": "yes"}
+        pvc["spec"]["volumeName"] = pv_name
+        created = self.core.create_namespaced_persistent_volume_claim(ns, pvc)
+        kind, value = bound_to.split(":", 1)
+        key = "kubernetes.io/hostname" if kind == "node" else "topology.kubernetes.io/zone"
+        pv: dict[str, Any] = {
+            "apiVersion": "v1",
+            "kind": "PersistentVolume",
+            "metadata": {"name": pv_name, "labels": {"topology.kubernetes.io/zone": value} if kind == "zone" else {}},
+            "spec": {
+                "capacity": {"storage": "10Gi"},
+                "accessModes": [mode],
+                "storageClassName": STORAGE_CLASS,
+                "hostPath": {"path": f"/tmp/{pv_name}"},
+                "claimRef": {"namespace": ns, "name": name, "uid": created.metadata.uid},
+                "nodeAffinity": {"required": {"nodeSelectorTerms": [{"matchExpressions": [{"key": key, "operator": "In", "values": [value]}]}]}},
+            },
+        }
+        self.core.create_persistent_volume(pv)
+        self.core.patch_persistent_volume_status(pv_name, {"status": {"phase": "Bound"}})
+        self.core.patch_namespaced_persistent_volume_claim_status(
+            name, ns, {"status": {"phase": "Bound", "accessModes": [mode], "capacity": {"storage": "10Gi"}}}
+        )
 
     def _delete_state(self, sc: Scenario) -> None:
         from kubernetes import client
@@ -263,6 +313,13 @@ class Differential:
             except client.ApiException as e:
                 if e.status != 404:
                     raise
+        for claim in sc.claims:
+            if claim["bound_to"]:
+                try:
+                    self.core.delete_persistent_volume(f"{sc.namespace}-{claim['name']}")
+                except client.ApiException as e:
+                    if e.status != 404:
+                        raise
         for name in sc.node_names:
             try:
                 self.core.delete_node(name)
@@ -452,6 +509,7 @@ def _in_namespace(sc: Scenario, ns: str) -> Scenario:
         services=moved(sc.services),
         running=moved(sc.running),
         pending=moved(sc.pending),
+        claims=sc.claims,
     )
 
 

@@ -46,6 +46,8 @@ PRIORITY_CLASSES = {
     "diff-high-never": (1000, "Never"),
 }
 GATE = "kubesched.io/differential"
+STORAGE_CLASS = "diff-static"
+RESTART_ALL = "RestartAllContainersOnContainerExits"
 
 
 @dataclass
@@ -59,6 +61,11 @@ class Scenario:
     running: list[dict[str, Any]] = field(default_factory=list)
     #: pods to schedule, in order
     pending: list[dict[str, Any]] = field(default_factory=list)
+    #: PersistentVolumeClaims of the namespace: ``{"name", "mode", "bound_to"}`` where
+    #: ``bound_to`` is ``"node:<name>"`` or ``"zone:<zone>"`` (a PV with that node affinity
+    #: and zone label is created, bound to the claim) or ``None`` (unbound, in the
+    #: WaitForFirstConsumer class ``diff-static``, which no PV matches)
+    claims: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def node_names(self) -> list[str]:
@@ -107,12 +114,15 @@ def _node(rng: random.Random, prefix: str, i: int) -> dict[str, Any]:
         for img, size in IMAGES.items()
         if rng.random() < 0.35
     ]
+    status: dict[str, Any] = {"capacity": dict(alloc), "allocatable": alloc, "images": images}
+    if rng.random() < 0.5:
+        status["declaredFeatures"] = [RESTART_ALL]
     return {
         "apiVersion": "v1",
         "kind": "Node",
         "metadata": {"name": name, "labels": labels},
         "spec": {"unschedulable": rng.random() < 0.06, **({"taints": taints} if taints else {})},
-        "status": {"capacity": dict(alloc), "allocatable": alloc, "images": images},
+        "status": status,
     }
 
 
@@ -231,7 +241,15 @@ def _tolerations(rng: random.Random) -> list[dict[str, Any]]:
     return out
 
 
-def _pod(rng: random.Random, ns: str, name: str, node_names: list[str], *, running_on: str | None = None) -> dict[str, Any]:
+def _pod(
+    rng: random.Random,
+    ns: str,
+    name: str,
+    node_names: list[str],
+    *,
+    running_on: str | None = None,
+    claims: list[dict[str, Any]] | None = None,
+) -> dict[str, Any]:
     app = rng.choice(APPS)
     labels = {"app": app}
     if rng.random() < 0.5:
@@ -259,6 +277,20 @@ def _pod(rng: random.Random, ns: str, name: str, node_names: list[str], *, runni
         containers[0]["ports"] = [port]
     if rng.random() < 0.45:
         spec["priorityClassName"] = rng.choice(list(PRIORITY_CLASSES))
+    if rng.random() < 0.08:
+        # pod-level resources (PodLevelResources, beta since 1.34): the containers ask for none
+        for c in containers + spec.get("initContainers", []):
+            c.pop("resources", None)
+        spec["resources"] = {"requests": {"cpu": _qty_cpu(rng.choice((500, 1000, 2500))), "memory": _qty_mem(rng.choice((512, 2048, 6144)))}}
+    if rng.random() < 0.05:
+        # a restart rule that needs the node feature RestartAllContainersOnContainerExits
+        spec["restartPolicy"] = "Never"
+        containers[0]["restartPolicy"] = "Never"
+        containers[0]["restartPolicyRules"] = [{"action": "RestartAllContainers", "exitCodes": {"operator": "In", "values": [42]}}]
+    if claims and rng.random() < (0.5 if running_on else 0.2):
+        claim = rng.choice(claims)["name"]
+        spec["volumes"] = [{"name": "data", "persistentVolumeClaim": {"claimName": claim}}]
+        containers[0]["volumeMounts"] = [{"name": "data", "mountPath": "/data"}]
     if running_on is not None:
         spec["nodeName"] = running_on
     else:
@@ -292,10 +324,17 @@ def scenario(seed: int, *, pending: int | None = None) -> Scenario:
                 "metadata": {"name": f"svc-{app}", "namespace": ns},
                 "spec": {"selector": {"app": app}, "ports": [{"port": 80}]},
             })
+    if rng.random() < 0.35:
+        for i in range(rng.randint(2, 4)):
+            r = rng.random()
+            bound_to = f"node:{rng.choice(names)}" if r < 0.4 else (f"zone:{rng.choice(ZONES)}" if r < 0.8 else None)
+            mode = "ReadWriteOncePod" if bound_to and rng.random() < 0.4 else "ReadWriteOnce"
+            sc.claims.append({"name": f"data-{i}", "mode": mode, "bound_to": bound_to})
     placeable = [n for n in sc.nodes if not n["spec"].get("unschedulable")] or sc.nodes
+    bound_claims = [c for c in sc.claims if c["bound_to"]]
     for i in range(rng.randint(0, 10)):
         node = rng.choice(placeable)["metadata"]["name"]
-        sc.running.append(_pod(rng, ns, f"run-{i}", names, running_on=node))
+        sc.running.append(_pod(rng, ns, f"run-{i}", names, running_on=node, claims=bound_claims))
     count = pending if pending is not None else rng.randint(14, 26)
-    sc.pending = [_pod(rng, ns, f"p-{i:02d}", names) for i in range(count)]
+    sc.pending = [_pod(rng, ns, f"p-{i:02d}", names, claims=sc.claims) for i in range(count)]
     return sc
