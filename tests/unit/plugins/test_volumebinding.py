@@ -802,3 +802,18 @@ def test_check_bindings_messages_name_the_assume_cache_resource() -> None:
     with pytest.raises(BinderError) as e:
         binder.check_bindings(Pod(p), "node-a", [], [DynamicProvision(pvc=pvc, node_capacity=None)])
     assert str(e.value) == 'failed to check provisioning pvc: persistentvolumeclaims "ns1/pvc-a" not found'
+
+
+def test_reason_texts_are_kube_schedulers() -> None:
+    """binder.go's ConflictReasons, word for word (v1.36.3; the tables above use the constants,
+    so only this test pins the text kube-scheduler prints; the differential test found the
+    node-affinity one worded as an older release did)."""
+    from kubesched.runtime.plugins.volumebinding.binder import (
+        ERR_REASON_NOT_ENOUGH_SPACE,
+        ERR_REASON_PV_NOT_EXIST,
+    )
+
+    assert ERR_REASON_BIND_CONFLICT == "node(s) didn't find available persistent volumes to bind"
+    assert ERR_REASON_NODE_CONFLICT == "node(s) didn't match PersistentVolume's node affinity"
+    assert ERR_REASON_NOT_ENOUGH_SPACE == "node(s) did not have enough free storage"
+    assert ERR_REASON_PV_NOT_EXIST == "node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)"

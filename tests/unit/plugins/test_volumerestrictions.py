@@ -209,3 +209,12 @@ def test_queueing_hints() -> None:
     disk_pod = vpod(GCE)
     assert g(disk_pod, vpod(GCE).raw, None) is Q
     assert g(disk_pod, vpod(GCE2).raw, None) is S
+
+
+def test_reason_texts_are_kube_schedulers() -> None:
+    """volume_restrictions.go's reasons, word for word (v1.36.3; the tables above use the
+    constants; the differential test found the ReadWriteOncePod one worded as before 1.27)."""
+    assert ERR_REASON_DISK_CONFLICT == "node(s) had no available disk"
+    assert ERR_REASON_READ_WRITE_ONCE_POD_CONFLICT == (
+        "node(s) unavailable due to PersistentVolumeClaim with ReadWriteOncePod access mode already in-use by another pod"
+    )

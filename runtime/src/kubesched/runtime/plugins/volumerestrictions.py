@@ -9,8 +9,9 @@ on the node alone, and the ReadWriteOncePod check reads pods on every node).
 * Disk conflicts (Filter, ``node(s) had no available disk``): the same GCE PD mounted by two
   pods unless both read-only; the same AWS EBS volume ID; the same ISCSI IQN unless both
   read-only; RBD images sharing a monitor, pool and image unless both read-only.
-* ReadWriteOncePod (PreFilter + Filter, ``node has pod using PersistentVolumeClaim with the
-  same name and ReadWriteOncePod access mode``): the pod's RWOP claims that a scheduled pod
+* ReadWriteOncePod (PreFilter + Filter, ``node(s) unavailable due to PersistentVolumeClaim
+  with ReadWriteOncePod access mode already in-use by another pod``, volume_restrictions.go's
+  ErrReasonReadWriteOncePodConflict since 1.27; the differential test found the older text here): the pod's RWOP claims that a scheduled pod
   already uses make every node Unschedulable; preemption may remove that pod
   (``pre_filter_remove_pod`` updates the count).
 """
@@ -46,7 +47,7 @@ NAME = "VolumeRestrictions"
 PRE_FILTER_STATE_KEY = "PreFilter" + NAME
 ERR_REASON_DISK_CONFLICT = "node(s) had no available disk"
 ERR_REASON_READ_WRITE_ONCE_POD_CONFLICT = (
-    "node has pod using PersistentVolumeClaim with the same name and ReadWriteOncePod access mode"
+    "node(s) unavailable due to PersistentVolumeClaim with ReadWriteOncePod access mode already in-use by another pod"
 )
 
 
