@@ -7,6 +7,7 @@ Node events (``Pod``, ``Node``), the API mappings for any other kind.
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Container, Mapping
 from typing import Any
 
@@ -18,6 +19,7 @@ from kubesched.sdk import (
     Node,
     Pod,
 )
+from kubesched.sdk.objects.requests import pod_requests
 
 from ..cache import Cache
 from ..framework import WaitingPodImpl
@@ -158,12 +160,26 @@ def node_update_action(old: Node, new: Node) -> ActionType:
     return a
 
 
+def _scaled_down(old: Pod, new: Pod) -> bool:
+    """events.go extractPodScaleDown: a request (as the node counts it, status of an in-place
+    resize included) was removed or went down, in milli-units; an increase is not a scale-down."""
+    if old.raw is new.raw:
+        return False
+    before = pod_requests(old, use_status=True, pod_level_status=True)
+    after = pod_requests(new, use_status=True, pod_level_status=True)
+    for name, q in before.items():
+        n = after.get(name)
+        if n is None or math.ceil(q * 1000) > math.ceil(n * 1000):
+            return True
+    return False
+
+
 def pod_update_action(old: Pod, new: Pod) -> ActionType:
     """Which specific update of an assigned pod this is (kube-scheduler's podSchedulingPropertiesChange)."""
     a = ActionType(0)
     if old.labels != new.labels:
         a |= ActionType.UPDATE_POD_LABEL
-    if old.requests.as_dict() != new.requests.as_dict():
+    if _scaled_down(old, new):
         a |= ActionType.UPDATE_POD_SCALE_DOWN
     if old.spec.get("tolerations") != new.spec.get("tolerations"):
         a |= ActionType.UPDATE_POD_TOLERATION

@@ -275,8 +275,8 @@ class NodeInfo:
         raise KeyError(f"no corresponding pod {pod.name} in pods of node {self.name}")
 
     def _update(self, pod: Pod, sign: int) -> None:
-        _add_resource(self.requested, pod.requests, sign)
-        cpu, mem = pod.non_zero_requests
+        _add_resource(self.requested, pod.node_requests, sign)
+        cpu, mem = pod.node_non_zero_requests
         nz = self.non_zero_requested
         _set(nz, "milli_cpu", nz.milli_cpu + sign * cpu)
         _set(nz, "memory", nz.memory + sign * mem)

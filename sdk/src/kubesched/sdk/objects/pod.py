@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..readonly import EMPTY_DICT, EMPTY_LIST, ReadOnlyDict, ReadOnlyList, read_only
 from ..selectors import InvalidObjectError, LabelSelector, NodeSelector
-from .requests import pod_requests, quantity_value
+from .requests import is_supported_pod_level_resource, pod_requests, quantity_value
 from .resource import (
     Resource,
     _q,
@@ -263,6 +263,28 @@ class Pod(ObjectView):
     def non_zero_requests(self) -> tuple[int, int]:
         """(milli-CPU, memory) with 100m / 200Mi for containers that request nothing (scoring)."""
         f = pod_requests(self, non_missing=True)
+        return quantity_value(f, "cpu"), quantity_value(f, "memory")
+
+    @cached_property
+    def node_requests(self) -> Resource:
+        """What the pod takes on its node (framework/types.go CalculateResource): ``requests``,
+        with the resources an in-place resize put in the status (InPlacePodVerticalScaling, GA;
+        InPlacePodLevelResourcesVerticalScaling, beta on in 1.36) taken where larger. The same as
+        ``requests`` for a pod whose status has none (every pending pod)."""
+        r = Resource()
+        for k, v in pod_requests(self, use_status=True, pod_level_status=True).items():
+            r.add_quantity(k, v)
+        return r.read_only()
+
+    @cached_property
+    def node_non_zero_requests(self) -> tuple[int, int]:
+        """``non_zero_requests`` as the node counts them (``node_requests``' status rule). With
+        pod-level requests, 100m / 200Mi only for a resource neither level requests
+        (types.go getNonMissingContainerRequests)."""
+        f = pod_requests(self, non_missing=True, use_status=True, pod_level_status=True)
+        if any(map(is_supported_pod_level_resource, (self.spec.get("resources") or {}).get("requests") or ())):
+            reqs = pod_requests(self, use_status=True, pod_level_status=True)
+            f.update((k, reqs[k]) for k in ("cpu", "memory") if k in reqs)
         return quantity_value(f, "cpu"), quantity_value(f, "memory")
 
     @cached_property

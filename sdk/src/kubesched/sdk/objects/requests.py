@@ -128,6 +128,8 @@ def pod_requests(
     A pod view is read-only, so the result for each set of options is computed once per view
     and kept on it; each call returns a new dict.
     """
+    if use_status and not _has_status_resources(pod):
+        use_status = pod_level_status = False  # nothing in the status to read: the spec's result
     key = (pod_level, use_status, non_missing, exclude_overhead, pod_level_status)
     memo: dict[tuple[bool, ...], Requests] | None = pod.__dict__.get(_MEMO)
     if memo is None:
@@ -138,6 +140,17 @@ def pod_requests(
             pod, pod_level, use_status, non_missing, exclude_overhead, pod_level_status and use_status
         )
     return dict(reqs)
+
+
+def _has_status_resources(pod: Pod) -> bool:
+    """Whether the status holds resources an in-place resize reads (a pending pod's never does)."""
+    st = pod.status
+    if st.get("resources") is not None:
+        return True
+    for cs in (st.get("containerStatuses") or []) + (st.get("initContainerStatuses") or []):
+        if cs.get("resources") is not None:
+            return True
+    return False
 
 
 #: where a Pod view keeps its computed requests (its ``__dict__``, beside its cached properties)
