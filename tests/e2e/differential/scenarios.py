@@ -277,11 +277,20 @@ def _pod(
         containers[0]["ports"] = [port]
     if rng.random() < 0.45:
         spec["priorityClassName"] = rng.choice(list(PRIORITY_CLASSES))
-    if rng.random() < 0.08:
-        # pod-level resources (PodLevelResources, beta since 1.34): the containers ask for none
+    if rng.random() < 0.1:
+        # pod-level resources (PodLevelResources, beta since 1.34): both at the pod level and
+        # none in the containers, or one at the pod level and only the other in the containers
+        level = {"cpu": _qty_cpu(rng.choice((500, 1000, 2500))), "memory": _qty_mem(rng.choice((512, 2048, 6144)))}
+        keep = rng.choice((None, "cpu", "memory"))
         for c in containers + spec.get("initContainers", []):
+            reqs = (c.get("resources") or {}).get("requests") or {}
+            kept = {k: v for k, v in reqs.items() if k == keep}
             c.pop("resources", None)
-        spec["resources"] = {"requests": {"cpu": _qty_cpu(rng.choice((500, 1000, 2500))), "memory": _qty_mem(rng.choice((512, 2048, 6144)))}}
+            if kept:
+                c["resources"] = {"requests": kept}
+        if keep:
+            del level[keep]
+        spec["resources"] = {"requests": level}
     if rng.random() < 0.05:
         # a restart rule that needs the node feature RestartAllContainersOnContainerExits
         spec["restartPolicy"] = "Never"
