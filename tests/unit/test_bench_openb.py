@@ -140,3 +140,42 @@ def test_the_cluster_simulates(tmp_path: Path) -> None:
         "openb-pod-0001": ("Scheduled", got["openb-pod-0001"][1]),
     }
     assert got["openb-pod-0001"][1] in ("openb-node-0000", "openb-node-0001")
+
+
+def _trace_gap():
+    spec = importlib.util.spec_from_file_location("bench_trace_gap", ROOT / "bench" / "trace_gap.py")
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+KS_LOG = """\
+I1124 03:44:20.606143   14780 schedule_one.go:123] "Attempting to schedule pod" pod="default/openb-pod-1741"
+I1124 03:44:20.612338   14780 schedule_one.go:123] "Attempting to schedule pod" pod="default/openb-pod-1858"
+I1124 03:44:20.613000   14780 batch.go:89] "OpportunisticBatch provided node hint" profile="default-scheduler" pod="default/openb-pod-1858" cycleCount=2 hint="openb-node-0007" remainingNodes=3
+I1124 03:44:20.616435   14780 schedule_one.go:481] "Successfully bound pod to node" pod="default/openb-pod-1741" node="openb-node-0521" evaluatedNodes=726 feasibleNodes=578
+I1124 03:44:21.370074   14780 schedule_one.go:1239] "Unable to schedule pod; no fit; waiting" pod="default/openb-pod-1858" err="0/1523 nodes are available: 1475 Insufficient memory, 1517 Insufficient cpu."
+I1124 03:44:22.000000   14780 schedule_one.go:123] "Attempting to schedule pod" pod="default/openb-pod-1858"
+"""
+
+
+def test_trace_gap_reads_kube_schedulers_attempts_in_order() -> None:
+    got = _trace_gap().parse_kube_scheduler_log(KS_LOG)
+    assert got == {
+        "attempts": [
+            {"pod": "default/openb-pod-1741", "outcome": "bound", "node": "openb-node-0521", "evaluated": 726, "feasible": 578},
+            {
+                "pod": "default/openb-pod-1858",
+                "outcome": "unschedulable",
+                "hint": "openb-node-0007",
+                "err": "0/1523 nodes are available: 1475 Insufficient memory, 1517 Insufficient cpu.",
+            },
+            {"pod": "default/openb-pod-1858", "outcome": "none"},
+        ]
+    }
+
+
+def test_trace_gap_window_size_is_kube_schedulers() -> None:
+    nf = _trace_gap().num_feasible_nodes_to_find
+    assert [nf(50), nf(1523), nf(1523, 100), nf(5000), nf(150, 10)] == [50, 578, 1523, 500, 100]
