@@ -6,9 +6,9 @@ Go's validation tests call ``ValidateNodeResourcesFitArgs`` on the internal conf
 defaulting; ``args.errors()`` on an object whose fields were assigned after construction does the
 same. The field paths are those of the v1.36 validation (``scoringStrategy.resources[i].weight``,
 ``scoringStrategy.requestedToCapacityRatio.shape[i]...``; v1.34 said ``scoringStrategy.shape``).
-The qualified-name messages are the SDK's (apimachinery v0.34 wording: "a qualified name must
-consist of", "no more than 63 characters"); apimachinery v0.36 says "a valid label key must
-consist of" and "no more than 63 bytes".
+The qualified-name messages are the SDK's, in apimachinery v0.36.3's wording
+(``api/validate/content``: "a valid label key must consist of", "no more than 63 bytes"), as
+v1.36's validation_pluginargs_test.go expects them.
 """
 
 from __future__ import annotations
@@ -152,7 +152,7 @@ def _fit_args(ignored=(), groups=(), strategy=...) -> NodeResourcesFitArgs:
     [
         pytest.param(
             _fit_args(ignored=["longvalue" + "a" * 64]),
-            "name part must be no more than 63 characters",
+            "name part must be no more than 63 bytes",
             id="TestValidateFitArgs/IgnoredResources: too long value",
         ),
         pytest.param(
@@ -162,7 +162,7 @@ def _fit_args(ignored=(), groups=(), strategy=...) -> NodeResourcesFitArgs:
         ),
         pytest.param(
             _fit_args(ignored=["example.com/aaa/bbb"]),
-            "a qualified name must consist of alphanumeric characters",
+            "a valid label key must consist of",
             id="TestValidateFitArgs/IgnoredResources: name has too many slash",
         ),
         pytest.param(
@@ -182,7 +182,7 @@ def _fit_args(ignored=(), groups=(), strategy=...) -> NodeResourcesFitArgs:
         ),
         pytest.param(
             _fit_args(groups=["a" * 64]),
-            "name part must be no more than 63 characters",
+            "name part must be no more than 63 bytes",
             id="TestValidateFitArgs/IgnoredResourceGroups: name is too long",
         ),
         pytest.param(
@@ -480,7 +480,7 @@ def test_validate_node_resources_balanced_allocation_args(args, want):
             Fit,
             {"ignoredResources": ["example.com/aaa/bbb"]},
             "args.ignoredResources[0]",
-            "Invalid value: \"example.com/aaa/bbb\": a qualified name must consist of alphanumeric characters, '-', '_' or '.', "
+            "Invalid value: \"example.com/aaa/bbb\": a valid label key must consist of alphanumeric characters, '-', '_' or '.', "
             "and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for "
             "validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' "
             "(e.g. 'example.com/MyName')",

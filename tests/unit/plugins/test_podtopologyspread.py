@@ -3129,7 +3129,7 @@ def test_validate_args_extra() -> None:
     )
     with pytest.raises(ArgsError) as ei:
         build_plugin(PodTopologySpread, list_args([tsc(1, "a/b/c", DNS)]), make_handle())
-    assert "a qualified name must consist of alphanumeric characters" in str(ei.value)
+    assert "a valid label key must consist of alphanumeric characters" in str(ei.value)
     assert str(ei.value).startswith(
         'args.defaultConstraints[0].topologyKey: Invalid value: "a/b/c": '
     )

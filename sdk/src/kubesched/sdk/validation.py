@@ -1,7 +1,11 @@
-"""Kubernetes name and label validation with apimachinery's exact messages
-(``k8s.io/apimachinery/pkg/util/validation``): for plugins that validate args or selectors the
-way kube-scheduler does. Each function returns the list of problems; empty means valid.
-Lengths are in bytes, as Go's ``len``."""
+"""Kubernetes label key, label value and DNS subdomain validation with apimachinery v0.36.3's
+exact messages (``k8s.io/apimachinery/pkg/api/validate/content``: ``IsLabelKey``,
+``IsLabelValue``, ``IsDNS1123Subdomain``, ``MaxLenError``, ``RegexError``; ``util/validation``'s
+``IsQualifiedName`` and ``IsValidLabelValue`` are aliases of the first two, and
+``labels.NewRequirement`` and ``metav1validation.ValidateLabelName`` call them): for plugins that
+validate args or selectors the way kube-scheduler does. Each function returns the list of
+problems; empty means valid. Lengths are in bytes, as Go's ``len``, and the messages say so
+("must be no more than 63 bytes"; apimachinery v0.34 said "characters" and "a qualified name")."""
 
 from __future__ import annotations
 
@@ -41,7 +45,7 @@ _DNS1123_SUBDOMAIN_RE = re.compile(DNS1123_SUBDOMAIN_FMT)
 
 
 def regex_error(msg: str, fmt: str, *examples: str) -> str:
-    """validation.RegexError."""
+    """content.RegexError."""
     if not examples:
         return msg + " (regex used for validation is '" + fmt + "')"
     msg += " (e.g. "
@@ -53,12 +57,12 @@ def regex_error(msg: str, fmt: str, *examples: str) -> str:
 
 
 def max_len_error(n: int) -> str:
-    """validation.MaxLenError."""
-    return f"must be no more than {n} characters"
+    """content.MaxLenError."""
+    return f"must be no more than {n} bytes"
 
 
 def dns1123_subdomain_errors(value: str) -> list[str]:
-    """validation.IsDNS1123Subdomain."""
+    """content.IsDNS1123Subdomain (the label key's prefix check)."""
     errs = []
     if len(value.encode()) > 253:
         errs.append(max_len_error(253))
@@ -68,7 +72,8 @@ def dns1123_subdomain_errors(value: str) -> list[str]:
 
 
 def qualified_name_errors(value: str) -> list[str]:
-    """validation.IsQualifiedName: ``[prefix/]name`` (label keys, resource names)."""
+    """content.IsLabelKey (``validation.IsQualifiedName``): ``[prefix/]name`` (label keys,
+    resource names)."""
     errs: list[str] = []
     parts = value.split("/")
     if len(parts) == 1:
@@ -81,7 +86,7 @@ def qualified_name_errors(value: str) -> list[str]:
             errs.extend("prefix part " + m for m in dns1123_subdomain_errors(prefix))
     else:
         return [
-            "a qualified name "
+            "a valid label key "
             + regex_error(_QUALIFIED_NAME_ERR, QUALIFIED_NAME_FMT, "MyName", "my.name", "123-abc")
             + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"
         ]
@@ -95,7 +100,7 @@ def qualified_name_errors(value: str) -> list[str]:
 
 
 def label_value_errors(value: str) -> list[str]:
-    """validation.IsValidLabelValue."""
+    """content.IsLabelValue (``validation.IsValidLabelValue``)."""
     errs: list[str] = []
     if len(value.encode()) > 63:
         errs.append(max_len_error(63))

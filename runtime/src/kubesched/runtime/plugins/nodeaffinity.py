@@ -7,9 +7,8 @@ node selector it uses, ``k8s.io/component-helpers/scheduling/corev1/nodeaffinity
 value validation), at Kubernetes v1.36.3 (Go modules ``k8s.io/kubernetes@v1.36.3``,
 ``k8s.io/component-helpers@v0.36.3``, ``k8s.io/apimachinery@v0.36.3``): SchedulerQueueingHints is
 GA (locked on), so Node/Add|UpdateNodeLabel is registered with a hint; v1.36 changed no behaviour
-of this plugin. The label key and value messages come from ``kubesched.sdk.validation``, which
-still has apimachinery v0.34's wording ("a qualified name ...", "no more than N characters"; v0.36
-says "a valid label key ...", "no more than N bytes").
+of this plugin. The label key and value messages come from ``kubesched.sdk.validation``, in
+apimachinery v0.36.3's wording ("a valid label key ...", "no more than N bytes").
 Args validation is ``ValidateNodeAffinityArgs`` from ``pkg/scheduler/apis/config/validation``;
 NodeAffinityArgs has no defaults. ``sign_pod`` signs what v1.36's SignPod signs
 (``NodeAffinitySigner`` and ``spec.nodeSelector``), in the pod's order (Go sorts the terms).
