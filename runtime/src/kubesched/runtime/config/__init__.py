@@ -1,7 +1,7 @@
 """KubeSchedulerConfiguration: read, default, merge and validate it as kube-scheduler does.
 
-Reference release: **kube-scheduler 1.34** (kubernetes/kubernetes ``release-1.34``) for
-``kubescheduler.config.k8s.io/v1``, with 1.34's default feature gates. The deprecated versions
+Reference release: **kube-scheduler 1.36.3** (kubernetes/kubernetes ``v1.36.3``) for
+``kubescheduler.config.k8s.io/v1``, with 1.36.3's default feature gates. The deprecated versions
 are read as the last release that served them read them: ``v1beta3`` as 1.28, ``v1beta2`` as 1.27.
 
 Ported from kubernetes/kubernetes:
