@@ -3,9 +3,12 @@
     python bench/openb.py --nodes N.csv --pods P.csv -o /tmp/openb/cluster.yaml
     python bench/trace_gap.py live kube-scheduler /tmp/openb/cluster.yaml -o ks.json
     python bench/trace_gap.py live kube-scheduler /tmp/openb/cluster.yaml -o ks-nobatch.json --feature-gates OpportunisticBatching=false
+    python bench/trace_gap.py live kube-scheduler /tmp/openb/cluster.yaml -o ks-100.json --percentage 100
     python bench/trace_gap.py live kubesched /tmp/openb/cluster.yaml -o kubesched.json
     python bench/trace_gap.py simulate /tmp/openb/cluster.yaml --seeds 1,2,3 -o sim.json
     python bench/trace_gap.py replay /tmp/openb/cluster.yaml ks.json -o replay.json
+    python bench/trace_gap.py replay /tmp/openb/cluster.yaml ks.json --own-order --seeds 1,2 -o own.json
+    python bench/trace_gap.py replay /tmp/openb/cluster.yaml - --own-order --shuffle 1 -o shuffled.json
 
 ``live``: a fresh control plane (tests/e2e/controlplane); the cluster file's Nodes (status set
 through the status subresource) and then all its Pods are created by parallel clients; then the
@@ -161,11 +164,12 @@ def parse_kube_scheduler_log(text: str) -> dict[str, Any]:
     return {"attempts": attempts}
 
 
-def _config(path: Path, kubeconfig: Path, percentage: int | None, base: Any = None) -> Path:
-    """bench.py's scheduler configuration (or ``base``'s), plus percentageOfNodesToScore."""
-    import bench
+def _config(path: Path, kubeconfig: Path, percentage: int | None) -> Path:
+    """bench.py's scheduler configuration (default profile, leader election off, qps/burst
+    5000), plus percentageOfNodesToScore."""
+    from bench import scheduler_config
 
-    (base or bench.scheduler_config)(path, QPS, int(QPS), kubeconfig)
+    scheduler_config(path, QPS, int(QPS), kubeconfig)
     if percentage is not None:
         cfg = json.loads(path.read_text())
         cfg["percentageOfNodesToScore"] = percentage
@@ -178,8 +182,7 @@ def live(which: str, cluster: str, out: str, feature_gates: str | None, quiet: f
 
     from controlplane import ControlPlane, ensure_assets
 
-    import bench
-    from bench import Api, start_scheduler
+    from bench import Api, wait_url_ok
 
     objs = _load_cluster(cluster)
     pods = [o for o in objs if o["kind"] == "Pod"]
@@ -200,36 +203,19 @@ def live(which: str, cluster: str, out: str, feature_gates: str | None, quiet: f
             proc = cp.start_kube_scheduler(cfg, extra_args=args, timeout=120)
             logp = cp.log_path(f"kube-scheduler-{cp._scheduler_count}")
         else:
+            # as bench.start_scheduler starts kubesched (its config, plus the percentage)
+            import subprocess
 
-            class _A:
-                kubesched_v = None
+            from controlplane import _set_pdeathsig, free_port
 
-            class _R:
-                pass
-
-            r = _R()
-            r.cp, r.workdir, r.a = cp, wd, _A()  # type: ignore[attr-defined]
-            r.procs = procs  # type: ignore[attr-defined]
-
-            def spawn(args: list[str], logname: str) -> Any:
-                import subprocess
-
-                from controlplane import _set_pdeathsig
-
-                logf = open(wd / "logs" / logname, "ab")
-                p = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=logf, stderr=subprocess.STDOUT, cwd=wd, start_new_session=True, preexec_fn=_set_pdeathsig)
-                logf.close()
-                procs.append(p)
-                return p
-
-            r.spawn = spawn  # type: ignore[attr-defined]
-            # bench.start_scheduler writes its config with bench.scheduler_config: add the percentage
-            orig = bench.scheduler_config
-            bench.scheduler_config = lambda path, _q, _b, kc: _config(path, kc, percentage, orig)  # type: ignore[assignment]
-            try:
-                proc, _port = start_scheduler(r, "kubesched", QPS, int(QPS))  # type: ignore[arg-type]
-            finally:
-                bench.scheduler_config = orig
+            cfg = _config(wd / "kubesched-config.json", cp.kubeconfig, percentage)
+            port = free_port()
+            code = "import sys; from kubesched.runtime.cli import main; sys.argv[0] = 'kubesched'; main()"
+            args = [sys.executable, "-c", code, "run", "--config", str(cfg), "--kubeconfig", str(cp.kubeconfig), "--address", f"127.0.0.1:{port}"]
+            with open(wd / "logs" / "kubesched.log", "ab") as logf:
+                proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=logf, stderr=subprocess.STDOUT, cwd=wd, start_new_session=True, preexec_fn=_set_pdeathsig)
+            procs.append(proc)
+            wait_url_ok(f"http://127.0.0.1:{port}/readyz", 120, proc)
             logp = wd / "logs" / "kubesched.log"
         last_change, last_sig = time.time(), None
         while time.time() - t_start < timeout:
@@ -237,11 +223,9 @@ def live(which: str, cluster: str, out: str, feature_gates: str | None, quiet: f
             if proc.poll() is not None:
                 raise RuntimeError(f"{which} exited with {proc.returncode}")
             if which == "kube-scheduler":
-                sig: Any = logp.stat().st_size
                 text = logp.read_text(errors="replace")
-                sig = text.count('"Attempting to schedule pod"')
                 done = text.count('"Successfully bound pod') + text.count('"Unable to schedule pod')
-                sig = (sig, done)
+                sig: Any = (text.count('"Attempting to schedule pod"'), done)
             else:
                 items, _rv = api.list_all("/api/v1/namespaces/default/pods")
                 sig = sum(1 for it in items if (it.get("spec") or {}).get("nodeName"))
