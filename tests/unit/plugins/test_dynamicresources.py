@@ -7,8 +7,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from kubesched.runtime.plugins.dynamicresources import DynamicResources
-from kubesched.sdk import Code, CycleState, Pod, Status, hookimpl
+from kubesched.sdk import ArgsError, Code, CycleState, Pod, Status, hookimpl
 from kubesched.testing import build_plugin, make_pod
 
 UNSUPPORTED = "kubesched does not support dynamic resource allocation (pod uses resourceClaims)"
@@ -200,3 +202,63 @@ def test_default_profile_scores_dynamic_resources_zero_with_weight_two(tmp_path)
     for node in ("node-a", "node-b"):
         assert ex["scores"][node]["DynamicResources"] == {"raw": 0, "normalized": 0, "weighted": 0}
         assert ex["totals"][node] == sum(s["weighted"] for s in ex["scores"][node].values())
+
+
+# --- DynamicResourcesArgs (v1.36.3 types_pluginargs.go, defaults.go, validation_pluginargs.go) ---
+
+
+def test_args_defaults() -> None:
+    """SetDefaults_DynamicResourcesArgs with 1.36's gates on: filterTimeout 10s, bindingTimeout 10m."""
+    pl = build_plugin(DynamicResources)
+    assert (pl.args.filter_timeout, pl.args.binding_timeout) == ("10s", "10m0s")
+
+
+@pytest.mark.parametrize(
+    "args, want",
+    [
+        pytest.param({"filterTimeout": "10s", "bindingTimeout": "10m0s"}, None,
+                     id="TestValidateDynamicResourcesArgs/valid args (default)"),
+        pytest.param({"filterTimeout": "-1s"}, 'filterTimeout: Invalid value: "-1s": must be zero or positive',
+                     id="TestValidateDynamicResourcesArgs/negative FilterTimeout"),
+        pytest.param({"bindingTimeout": "30s"}, None, id="TestValidateDynamicResourcesArgs/valid BindingTimeout"),
+        pytest.param({"bindingTimeout": "0s"}, 'bindingTimeout: Invalid value: "0s": must be at least 1 second',
+                     id="TestValidateDynamicResourcesArgs/BindingTimeout < 1s (0s)"),
+        pytest.param({"bindingTimeout": "-1s"}, 'bindingTimeout: Invalid value: "-1s": must be at least 1 second',
+                     id="TestValidateDynamicResourcesArgs/BindingTimeout < 1s (negative)"),
+        # kube-scheduler v1.36.3 itself prints these (its value as Duration.String()):
+        pytest.param({"filterTimeout": "-1s", "bindingTimeout": "100ms"},
+                     '[filterTimeout: Invalid value: "-1s": must be zero or positive, '
+                     'bindingTimeout: Invalid value: "100ms": must be at least 1 second]',
+                     id="both invalid"),
+        pytest.param({"bindingTimeout": "0.5m"}, None, id="fractional minutes"),
+        pytest.param({"bindingTimeout": "abc"}, 'bindingTimeout: Invalid value: "abc": time: invalid duration "abc"',
+                     id="not a duration"),
+    ],
+)
+def test_args_validation(args: dict[str, Any], want: str | None) -> None:
+    if want is None:
+        build_plugin(DynamicResources, args)
+        return
+    with pytest.raises(ArgsError) as e:
+        build_plugin(DynamicResources, args)
+    assert str(e.value) in ("args." + want, "args: " + want)
+
+
+def test_args_in_a_configuration_are_validated(tmp_path) -> None:
+    """The same file kube-scheduler v1.36.3 rejects with
+    ``profiles[0].pluginConfig[0].args.bindingTimeout: Invalid value: "0s": must be at least 1 second``."""
+    from click.testing import CliRunner
+
+    from kubesched.runtime.cli import main
+
+    f = tmp_path / "config.yaml"
+    f.write_text(
+        "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n"
+        "- schedulerName: default-scheduler\n  pluginConfig:\n  - name: DynamicResources\n"
+        "    args: {filterTimeout: 10s, bindingTimeout: 0s}\n"
+    )
+    r = CliRunner().invoke(main, ["config", "validate", str(f)])
+    assert r.exit_code != 0
+    assert r.output.strip().endswith(
+        'profiles[0].pluginConfig[0].args.bindingTimeout: Invalid value: "0s": must be at least 1 second'
+    )

@@ -27,10 +27,12 @@ PreEnqueue, Reserve, PreBind and the claim events matter only for pods with clai
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from kubesched.sdk import (
     ActionType,
+    ArgsError,
     ClusterEvent,
     ClusterEventWithHint,
     Code,
@@ -43,7 +45,10 @@ from kubesched.sdk import (
     hookimpl,
 )
 
-__all__ = ["DynamicResources"]
+from ..config._duration import parse_go_duration
+from ..timefmt import go_duration
+
+__all__ = ["DynamicResources", "DynamicResourcesArgs"]
 
 NAME = "DynamicResources"
 #: stateKey = Name in dynamicresources.go
@@ -53,6 +58,43 @@ STATE_KEY = NAME
 NO_NEW_CLAIMS_MSG = "no new claims to deallocate"
 #: fwk.ErrNotFound's text: PostFilter without the state PreFilter writes.
 STATE_NOT_FOUND_MSG = "not found"
+
+
+@dataclass
+class DynamicResourcesArgs:
+    """DynamicResourcesArgs (kubescheduler.config.k8s.io/v1, v1.36.3 types_pluginargs.go): Go
+    durations. Defaults (v1/defaults.go SetDefaults_DynamicResourcesArgs, with
+    DRASchedulerFilterTimeout, DRADeviceBindingConditions and DRAResourceClaimDeviceStatus on,
+    as in 1.36): filterTimeout 10s, bindingTimeout 10m. kubesched allocates no claim (issue #17),
+    so the values are validated as kube-scheduler validates them and otherwise unused."""
+
+    filter_timeout: str = "10s"
+    binding_timeout: str = "10m0s"
+
+    def validate(self) -> None:
+        """ValidateDynamicResourcesArgs (field.ErrorList.ToAggregate())."""
+        errs: list[tuple[str, str]] = []
+        for field_name, text, check in (
+            ("filterTimeout", self.filter_timeout, lambda s: s < 0),
+            ("bindingTimeout", self.binding_timeout, lambda s: s < 1),
+        ):
+            if not isinstance(text, str):
+                raise ArgsError(field_name, f"Invalid value: {text!r}: expected a duration string such as \"10s\"")
+            try:
+                seconds = parse_go_duration(text)
+            except ValueError as e:
+                raise ArgsError(field_name, f"Invalid value: {_go_quote(text)}: {e}") from None
+            if check(seconds):
+                detail = "must be zero or positive" if field_name == "filterTimeout" else "must be at least 1 second"
+                errs.append((field_name, f"Invalid value: {_go_quote(go_duration(seconds))}: {detail}"))
+        if len(errs) == 1:
+            raise ArgsError(*errs[0])
+        if errs:
+            raise ArgsError("", "[" + ", ".join(f"{f}: {m}" for f, m in errs) + "]")
+
+
+def _go_quote(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 class _StateData(StateData):
@@ -70,6 +112,11 @@ _EMPTY_STATE = _StateData()
 
 class DynamicResources:
     name = NAME
+    Args = DynamicResourcesArgs
+    args_kind = "DynamicResourcesArgs"
+
+    def __init__(self, args: DynamicResourcesArgs | None = None) -> None:
+        self.args = args if args is not None else DynamicResourcesArgs()
 
     @hookimpl
     def pre_filter(self, state: CycleState, pod: Pod) -> Status:
