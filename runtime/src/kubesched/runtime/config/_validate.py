@@ -28,7 +28,7 @@ from ._types import (
 )
 
 # invalidPluginsByVersion, as each version's last serving release had it: (version, plugins).
-# v1: release-1.34; v1beta3: release-1.28; v1beta2: release-1.27.
+# v1: release-1.36 (the same list since 1.34); v1beta3: release-1.28; v1beta2: release-1.27.
 _INVALID_PLUGINS: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
     V1: ((V1, ("AzureDiskLimits", "CinderLimits", "EBSLimits", "GCEPDLimits")),),
     V1BETA3: ((V1BETA3, ()),),

@@ -1,6 +1,7 @@
 """The per-extension-point plugin lists of a profile, as kube-scheduler's framework builds them.
 
-Port of ``NewFramework`` in ``pkg/scheduler/framework/runtime/framework.go`` (release 1.34):
+Port of ``NewFramework`` in ``pkg/scheduler/framework/runtime/framework.go`` (release 1.36.3;
+the same since 1.34 but for the alpha placement extension points, which kubesched does not have):
 ``updatePluginList`` for each extension point, then ``expandMultiPointPlugins``, the queue-sort
 and bind checks, and ``getScoreWeights``. Which extension points a plugin implements is asked
 of the caller (``implements``), since that is a property of the plugin's code.
