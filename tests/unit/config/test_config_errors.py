@@ -556,3 +556,21 @@ def test_arbitrary_data_gives_config_or_config_error(data: dict[str, Any]) -> No
         )
     except ConfigError as err:
         assert err.message
+
+
+def test_v1_placement_plugin_sets_are_fields_but_nothing_can_be_enabled_there() -> None:
+    """kube-scheduler 1.36's v1 Plugins has placementGenerate and placementScore (workload
+    placement, alpha): it accepts a file that disables plugins there, and so does kubesched; a
+    plugin enabled there is refused (kubesched has no such extension point); v1beta3 has no such
+    field."""
+    disabled = HEAD + "profiles:\n- schedulerName: x\n  plugins:\n    placementScore:\n      disabled: [{name: '*'}]\n"
+    cfg = load_config_data(disabled, source="cfg.yaml")
+    assert cfg.profiles[0].scheduler_name == "x"
+    err = error_of(HEAD + "profiles:\n- schedulerName: x\n  plugins:\n    placementGenerate:\n      enabled: [{name: Foo}]\n")
+    assert str(err) == (
+        "cfg.yaml: profiles[0].plugins.placementGenerate.enabled[0].name: kubesched has no placementGenerate "
+        "extension point (kube-scheduler 1.36's workload placement, TopologyAwareWorkloadScheduling, alpha and "
+        'off by default): cannot enable "Foo" there'
+    )
+    err = error_of(disabled.replace("/v1\n", "/v1beta3\n"))
+    assert str(err) == 'cfg.yaml: profiles[0].plugins.placementScore: unknown field "placementScore"; did you mean "preScore"?'

@@ -118,9 +118,14 @@ def _configuration(profile: Struct, extra: Mapping[str, Spec]) -> Struct:
     return Struct("KubeSchedulerConfiguration", fields)
 
 
+#: v1's plugin sets of the workload placement extension points (kube-scheduler 1.36, alpha
+#: TopologyAwareWorkloadScheduling): accepted as kube-scheduler accepts them; kubesched has no
+#: such extension point, so the loader refuses a plugin enabled there.
+PLACEMENT_POINTS = ("placementGenerate", "placementScore")
+
 SCHEMAS: dict[str, Struct] = {
     V1: _configuration(
-        _profile(_plugins((*EXTENSION_POINTS, MULTI_POINT)), percentage=True),
+        _profile(_plugins((*EXTENSION_POINTS, MULTI_POINT, *PLACEMENT_POINTS)), percentage=True),
         {"delayCacheUntilActive": BOOL},
     ),
     V1BETA3: _configuration(

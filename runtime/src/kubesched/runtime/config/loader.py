@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from . import _validate
-from ._schema import SCHEMAS, Decoder, go_repr
+from ._schema import PLACEMENT_POINTS, SCHEMAS, Decoder, go_repr
 from ._types import (
     DEFAULT_SCHEDULER_NAME,
     EXTENSION_POINTS,
@@ -292,6 +292,16 @@ class _Builder:
         custom = Plugins()
         for point, raw_set in raw_plugins.items():
             point_path = f"{path}.plugins.{point}"
+            if point in PLACEMENT_POINTS:
+                enabled = raw_set.get("enabled") or []
+                if enabled:
+                    raise self.error(
+                        f"{point_path}.enabled[0].name",
+                        f"kubesched has no {point} extension point (kube-scheduler 1.36's workload "
+                        "placement, TopologyAwareWorkloadScheduling, alpha and off by default): "
+                        f'cannot enable "{enabled[0]["name"]}" there',
+                    )
+                continue  # disabling plugins there changes nothing
             custom.set(
                 point,
                 PluginSet(
