@@ -7,15 +7,23 @@
 * ``events.k8s.io/v1`` Events, the ``PodScheduled`` condition / ``nominatedNodeName`` and result
   annotations are queued and sent by a small pool of background writers, so the scheduling loop
   never waits on them.
+* The writes of one pod land in the order they were issued (kube-scheduler v1.36's API
+  dispatcher, ``backend/api_dispatcher/call_queue.go``): a pod's status, and its annotations,
+  have at most one write in flight; a newer write queued behind it is merged into the one
+  already queued (``PodStatusPatchCall.Merge``: the newer condition wins, a nomination of None
+  keeps the older one's), so a late retry can never bring back an older condition or a
+  nomination a later write cleared. A bind waits for the pod's status write in flight and drops
+  the queued one (the binding is more relevant and the API server sets ``PodScheduled``
+  itself). Different pods' writes, and events, go out in parallel.
 """
 
 from __future__ import annotations
 
 import logging
-import queue
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections import deque
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from kubesched.sdk import Pod
@@ -39,6 +47,9 @@ READ_BACK_ATTEMPTS = 5
 #: an event or status write that failed on 429, 5xx or a timeout: 0.5 s, doubling up to 5 s
 WRITE_BACKOFF = Backoff(0.5, 5.0, jitter=0.2)
 
+#: what one queued write is for: ("status" or "annotations", the pod's uid)
+_Key = tuple[str, str]
+
 
 def _not_found(e: BaseException) -> bool:
     return not isinstance(e, NotFound)
@@ -48,12 +59,70 @@ def _log_write_retry(e: Exception, delay: float) -> None:
     log.debug("status write failed (retrying in %.1fs): %s", delay, e)
 
 
+class _Write:
+    """One queued write. ``key`` None: nothing to order it with (an event, a new object)."""
+
+    key: _Key | None = None
+
+    def __init__(self, client: KubeClient, method: str, path: str, body: Any, **options: Any) -> None:
+        self.client, self.method, self.path, self.body, self.options = client, method, path, body, options
+
+    def send(self) -> None:
+        self.client.request(self.method, self.path, body=self.body, **self.options)
+
+    def merge(self, older: _Write) -> None:
+        """Take the place of ``older`` (same key, still queued): the final state is the one
+        of both sent in order."""
+        raise TypeError(f"{type(self).__name__} is not merged")
+
+
+class _StatusPatch(_Write):
+    """The ``PodScheduled`` condition and ``nominatedNodeName`` of one pod (PodStatusPatchCall)."""
+
+    def __init__(self, client: KubeClient, pod: Pod, condition: Mapping[str, Any], nominated_node_name: str | None) -> None:
+        super().__init__(client, "PATCH", f"/api/v1/namespaces/{pod.namespace}/pods/{pod.name}/status", None, content_type="application/strategic-merge-patch+json")
+        self.key = ("status", pod.uid)
+        self.uid = pod.uid
+        cond = {"lastProbeTime": None, "lastTransitionTime": rfc3339(), **condition}
+        self.conditions: dict[Any, dict[str, Any]] = {cond.get("type"): cond}
+        self.nominated = nominated_node_name
+
+    def merge(self, older: _Write) -> None:
+        assert isinstance(older, _StatusPatch)
+        self.conditions = {**older.conditions, **self.conditions}
+        if self.nominated is None:  # "leave it" keeps what the older write set or cleared
+            self.nominated = older.nominated
+
+    def send(self) -> None:
+        status: dict[str, Any] = {"conditions": list(self.conditions.values())}
+        if self.nominated is not None:
+            # "" clears it: null removes the field in a strategic merge patch
+            status["nominatedNodeName"] = self.nominated or None
+        self.body = {"metadata": {"uid": self.uid}, "status": status}
+        super().send()
+
+
+class _AnnotationPatch(_Write):
+    def __init__(self, client: KubeClient, pod: Pod, annotations: Mapping[str, str]) -> None:
+        super().__init__(client, "PATCH", f"/api/v1/namespaces/{pod.namespace}/pods/{pod.name}", None, content_type="application/merge-patch+json")
+        self.key = ("annotations", pod.uid)
+        self.annotations = dict(annotations)
+
+    def merge(self, older: _Write) -> None:
+        assert isinstance(older, _AnnotationPatch)
+        self.annotations = {**older.annotations, **self.annotations}
+
+    def send(self) -> None:
+        self.body = {"metadata": {"annotations": self.annotations}}
+        super().send()
+
+
 class Writer:
     """Binds pods and sends the queued writes of one cluster."""
 
     #: How long one event / pod status write is retried through API server errors and outages
-    #: before it is dropped (client-go's event sink tries 12 times, 10s apart). Writes are
-    #: sent in order by one worker, so the ones behind wait; shutdown waits on them only for
+    #: before it is dropped (client-go's event sink tries 12 times, 10s apart). The pod's next
+    #: write waits for it (merged with the ones after it); shutdown waits on them only for
     #: ``flush``'s timeout.
     write_retry_seconds = 120.0
 
@@ -62,9 +131,18 @@ class Writer:
         self.reporting_controller = reporting_controller
         self.instance = instance
         self.bind_attempts = bind_attempts
-        self._writes: queue.SimpleQueue[Callable[[], None] | None] = queue.SimpleQueue()
+        # the call queue (call_queue.go): one lock; workers wait on _work, flush and bind on _done
+        lock = threading.Lock()
+        self._work = threading.Condition(lock)
+        self._done = threading.Condition(lock)
+        #: what a worker takes next, oldest first: an unordered write, or the key of a queued one
+        self._ready: deque[_Write | _Key] = deque()
+        #: the one queued (not yet sent) write of each key (apiCalls)
+        self._queued: dict[_Key, _Write] = {}
+        #: keys with a write being sent, or their pod being bound (inFlightEntities)
+        self._busy: set[_Key] = set()
         self._writes_pending = 0  # queued or being sent (flush waits for 0)
-        self._writes_lock = threading.Lock()
+        self._closed = False
         #: events and status writes go through a small pool, off the scheduling loop
         self._writers = [threading.Thread(target=self._write_loop, name=f"status-writer-{i}", daemon=True) for i in range(writers)]
         for t in self._writers:
@@ -90,7 +168,12 @@ class Writer:
                     raise
                 # an earlier attempt landed
 
-        retry(post, BIND_BACKOFF, attempts=self.bind_attempts)
+        key = ("status", pod.uid)
+        self._take(key)
+        try:
+            retry(post, BIND_BACKOFF, attempts=self.bind_attempts)
+        finally:
+            self._release(key)
 
     def _bound_to(self, pod: Pod, node_name: str) -> bool:
         path = f"/api/v1/namespaces/{pod.namespace}/pods/{pod.name}"
@@ -101,26 +184,79 @@ class Writer:
         md = cur.get("metadata") or {}
         return bool(md.get("uid") == pod.uid and (cur.get("spec") or {}).get("nodeName") == node_name)
 
+    def _take(self, key: _Key) -> None:
+        """Hold ``key`` for a bind: its queued status write is dropped (a binding overwrites a
+        status patch: relevance 2 > 1), one in flight is waited for, later ones wait."""
+        with self._work:
+            if self._queued.pop(key, None) is not None:
+                self._writes_pending -= 1  # its key left in _ready is skipped
+                if not self._writes_pending:
+                    self._done.notify_all()
+            while key in self._busy:
+                self._done.wait()
+            self._busy.add(key)
+
+    def _release(self, key: _Key) -> None:
+        with self._work:
+            self._busy.discard(key)
+            if key in self._queued:
+                self._ready.append(key)
+                self._work.notify()
+            self._done.notify_all()
+
     # queued writes ----------------------------------------------------------------------------------
-    def _queue_write(self, fn: Callable[[], None]) -> None:
-        with self._writes_lock:
+    def _queue_write(self, w: _Write) -> None:
+        key = w.key
+        with self._work:
+            if key is None:
+                self._ready.append(w)
+            else:
+                older = self._queued.get(key)
+                self._queued[key] = w
+                if older is not None:  # the newer write takes its place in the queue
+                    w.merge(older)
+                    return
+                if key in self._busy:  # sent once the one in flight is done
+                    self._writes_pending += 1
+                    return
+                self._ready.append(key)
             self._writes_pending += 1
-        self._writes.put(fn)
+            self._work.notify()
 
     def _write_loop(self) -> None:
         while True:
-            fn = self._writes.get()
-            if fn is None:
-                return
+            with self._work:
+                while True:
+                    while not self._ready:
+                        if self._closed:
+                            return
+                        self._work.wait()
+                    item = self._ready.popleft()
+                    if not isinstance(item, tuple):
+                        w, key = item, None
+                        break
+                    key = item
+                    queued = self._queued.get(key)
+                    if queued is not None and key not in self._busy:  # else dropped, or re-queued by who holds it
+                        del self._queued[key]
+                        self._busy.add(key)
+                        w = queued
+                        break
             try:
-                self._write_one(fn)
+                self._write_one(w)
             finally:
-                with self._writes_lock:
+                with self._work:
                     self._writes_pending -= 1
+                    if key is not None:
+                        self._busy.discard(key)
+                        if key in self._queued:  # a newer write came meanwhile
+                            self._ready.append(key)
+                            self._work.notify()
+                    self._done.notify_all()
 
-    def _write_one(self, fn: Callable[[], None]) -> None:
+    def _write_one(self, w: _Write) -> None:
         try:
-            retry(fn, WRITE_BACKOFF, deadline=time.monotonic() + self.write_retry_seconds, on_retry=_log_write_retry)
+            retry(w.send, WRITE_BACKOFF, deadline=time.monotonic() + self.write_retry_seconds, on_retry=_log_write_retry)
         except (NotFound, Conflict, Invalid) as e:  # the pod is gone or changed meanwhile
             log.debug("status write dropped: %s", e)
         except Exception as e:
@@ -155,45 +291,27 @@ class Writer:
         if related is not None:
             rmd = related.get("metadata") or {}
             body["related"] = {"apiVersion": related.get("apiVersion", "v1"), "kind": related.get("kind"), "name": rmd.get("name"), "namespace": rmd.get("namespace"), "uid": rmd.get("uid")}
-        path = f"/apis/events.k8s.io/v1/namespaces/{ns}/events"
-
-        def write() -> None:
-            self.client.request("POST", path, body=body, limit="events", decode=False)
-
-        self._queue_write(write)
+        # a new object each: nothing to order
+        self._queue_write(_Write(self.client, "POST", f"/apis/events.k8s.io/v1/namespaces/{ns}/events", body, limit="events", decode=False))
 
     def update_pod_condition(self, pod: Pod, condition: Mapping[str, Any], nominated_node_name: str | None) -> None:
-        cond = {"lastProbeTime": None, "lastTransitionTime": rfc3339(), **condition}
-        status: dict[str, Any] = {"conditions": [cond]}
-        if nominated_node_name is not None:
-            # "" clears it: null removes the field in a strategic merge patch
-            status["nominatedNodeName"] = nominated_node_name or None
-        patch = {"metadata": {"uid": pod.uid}, "status": status}
-        path = f"/api/v1/namespaces/{pod.namespace}/pods/{pod.name}/status"
-
-        def write() -> None:
-            self.client.request("PATCH", path, body=patch, content_type="application/strategic-merge-patch+json")
-
-        self._queue_write(write)
+        """Patch the pod's status: ``condition``, and ``nominated_node_name`` unless None ("" clears it)."""
+        self._queue_write(_StatusPatch(self.client, pod, condition, nominated_node_name))
 
     def annotate_pod(self, pod: Pod, annotations: Mapping[str, str]) -> None:
-        path = f"/api/v1/namespaces/{pod.namespace}/pods/{pod.name}"
-        patch = {"metadata": {"annotations": dict(annotations)}}
-
-        def write() -> None:
-            self.client.request("PATCH", path, body=patch, content_type="application/merge-patch+json")
-
-        self._queue_write(write)
+        self._queue_write(_AnnotationPatch(self.client, pod, annotations))
 
     def flush(self, timeout: float = 10.0) -> None:
         """Wait (at most ``timeout`` seconds) until queued events and status writes are sent."""
         deadline = time.monotonic() + timeout
-        while self._writes_pending and time.monotonic() < deadline:
-            time.sleep(0.02)
+        with self._done:
+            while self._writes_pending and (left := deadline - time.monotonic()) > 0:
+                self._done.wait(left)
 
     def stop(self) -> None:
         """End the writer threads (after ``flush``)."""
-        for _ in self._writers:
-            self._writes.put(None)
+        with self._work:
+            self._closed = True
+            self._work.notify_all()
         for t in self._writers:
             t.join(1.0)
