@@ -93,7 +93,7 @@ def test_each_extension_point_is_observed_once_per_scheduled_cycle(ks: Any, samp
     assert run.result("p").node == "n1"
     assert _attempts(metrics) == 1
     assert _counts(metrics, POINT_METRIC, "extension_point") == {
-        "PreFilter": 1, "PreScore": 1, "Score": 1, "Reserve": 1, "Permit": 1, "PreBind": 1, "Bind": 1,
+        "PreFilter": 1, "PreScore": 1, "Score": 1, "Reserve": 1, "Permit": 1, "PreBindPreFlight": 1, "PreBind": 1, "Bind": 1,
     }
 
 

@@ -34,6 +34,25 @@ def test_empty_pod_skips_prefilter_and_has_no_claims_to_deallocate() -> None:
     assert (st.code, st.message) == (Code.UNSCHEDULABLE, "no new claims to deallocate")
 
 
+def test_empty_pod_pre_bind_pre_flight_skips() -> None:
+    """TestPlugin/empty: preBindPreFlightStatus Skip (no claims: PreBind has nothing to do),
+    and PreBind itself succeeds without work."""
+    pl = build_plugin(DynamicResources)
+    state = CycleState()
+    pl.pre_filter(state, Pod(make_pod().name("foo").namespace("default").obj()))
+    assert pl.pre_bind_pre_flight(state) == Status.skip()
+    assert pl.pre_bind(state) is None
+
+
+def test_pre_bind_pre_flight_without_prefilter_state_is_an_error() -> None:
+    """getStateData's ErrNotFound, as PostFilter's."""
+    pl = build_plugin(DynamicResources)
+    st = pl.pre_bind_pre_flight(CycleState())
+    assert (st.code, st.message) == (Code.ERROR, "not found")
+    st = pl.pre_bind(CycleState())
+    assert (st.code, st.message) == (Code.ERROR, "not found")
+
+
 def test_pod_with_claims_is_rejected_and_has_no_claims_to_deallocate() -> None:
     """TestPlugin/missing-class: a PreFilter that stops before recording the claims leaves the
     state empty, so PostFilter has no new claims to deallocate. kubesched's PreFilter stops at

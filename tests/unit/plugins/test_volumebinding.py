@@ -30,6 +30,7 @@ from kubesched.runtime.plugins.volumebinding.binder import (
     BinderError,
     BindingInfo,
     DynamicProvision,
+    PodVolumes,
     VolumeBinder,
 )
 from kubesched.sdk import ActionType, ArgsError, Code, CycleState, Pod, QueueingHint, Status
@@ -643,7 +644,54 @@ def test_prebind_all_bound_and_missing_node() -> None:
     s = state.read("VolumeBinding")
     s.all_bound = False
     st = pl.pre_bind(state, p, "n1")
-    assert st.code is Code.ERROR and st.message == 'no pod volumes found for node "n1"'
+    assert st.code is Code.ERROR and st.message == 'no pod volume found for node "n1"'
+
+
+def _pre_bind_state(all_bound: bool = False, nodes: tuple[str, ...] = ()) -> CycleState:
+    state = CycleState()
+    s = volumebinding._StateData()
+    s.all_bound = all_bound
+    s.pod_volumes_by_node = {n: PodVolumes() for n in nodes}
+    state.write("VolumeBinding", s)
+    return state
+
+
+@pytest.mark.parametrize(
+    ("state", "want"),
+    [
+        pytest.param(_pre_bind_state(all_bound=True), Status.skip(), id="all bound"),
+        pytest.param(_pre_bind_state(nodes=("node-a",)), None, id="volume to be bound"),
+        pytest.param(_pre_bind_state(nodes=("node-b",)), Status.failed('no pod volume found for node "node-a"'), id="error: node is not found in podVolumesByNode"),
+    ],
+)
+def test_pre_bind_pre_flight(state: CycleState, want: Status | None) -> None:
+    """v1.36.3 volume_binding_test.go Test_PreBindPreFlight."""
+    pl = build_plugin(VolumeBinding, None, make_handle([node("node-a")], [], []))
+    assert pl.pre_bind_pre_flight(state, "node-a") == want
+
+
+def test_pre_bind_pre_flight_without_state_is_an_error() -> None:
+    """Test_PreBindPreFlight/error: state is nil (kubesched's message names the state key)."""
+    pl = build_plugin(VolumeBinding, None, make_handle([node("node-a")], [], []))
+    st = pl.pre_bind_pre_flight(CycleState(), "node-a")
+    assert st.code is Code.ERROR and "not found" in st.message
+
+
+def test_pre_bind_pre_flight_after_a_cycle() -> None:
+    """A pod without claims skips (Reserve marked every claim bound); a pod with an unbound
+    WaitForFirstConsumer claim reserved on n1 has PreBind work there."""
+    pvs = [PV("pv-1", "wait-sc").phase("Available").capacity("10Gi").access_modes("ReadWriteOnce").obj()]
+    claim = PVC("data", "wait-sc").request("5Gi").access_modes("ReadWriteOnce").obj()
+    p_obj = pod("p", ("data", "data"))
+    handle = make_handle([node("n1")], [], [WAIT_SC, claim, *pvs, p_obj])
+    pl = build_plugin(VolumeBinding, None, handle)
+    state, st = _schedule(pl, handle, Pod(p_obj), "n1")
+    assert st is None
+    assert pl.pre_bind_pre_flight(state, "n1") is None
+    plain = Pod(pod("plain"))
+    state2, st2 = _schedule(pl, handle, plain, "n1")
+    assert st2 is None
+    assert pl.pre_bind_pre_flight(state2, "n1") == Status.skip()
 
 
 def test_missing_storage_class_mode_is_an_error() -> None:

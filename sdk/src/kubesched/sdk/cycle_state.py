@@ -39,6 +39,7 @@ class CycleState:
         "pods_to_activate",
         "record_plugin_metrics",
         "skip_filter_plugins",
+        "skip_pre_bind_plugins",
         "skip_score_plugins",
     )
 
@@ -50,6 +51,8 @@ class CycleState:
         self.skip_filter_plugins: set[str] = set()
         #: Plugins whose PreScore returned Skip: their Score is not run this cycle.
         self.skip_score_plugins: set[str] = set()
+        #: Plugins whose PreBindPreFlight returned Skip: their PreBind is not run this cycle.
+        self.skip_pre_bind_plugins: set[str] = set()
         self.record_plugin_metrics = False
         #: Pods (uid -> Pod) a plugin wants moved to the active queue when this cycle succeeds
         #: (kube-scheduler's "kubernetes.io/pods-to-activate"), e.g. the siblings of a gang.
@@ -100,6 +103,7 @@ class CycleState:
             c._data[k] = cl() if callable(cl) else copy.copy(v)
         c.skip_filter_plugins = set(self.skip_filter_plugins)
         c.skip_score_plugins = set(self.skip_score_plugins)
+        c.skip_pre_bind_plugins = set(self.skip_pre_bind_plugins)
         c.record_plugin_metrics = self.record_plugin_metrics
         c.pods_to_activate = self.pods_to_activate
         return c

@@ -270,6 +270,27 @@ def pre_bind(state: CycleState, pod: Pod, node_name: str) -> Status | None:
 
 
 @hookspec
+def pre_bind_pre_flight(state: CycleState, pod: Pod, node_name: str) -> Status | None:
+    """PreBindPreFlight: will :func:`pre_bind` have work to do for this pod on this node?
+    Called once per binding cycle, before Permit's wait and PreBind, for the plugins enabled at
+    preBind. Keep it cheap and do nothing in it (create no volume): look at what the earlier
+    hooks stored in ``state``.
+
+    Return ``None``/Success when PreBind will work for the pod, ``Status.skip()`` when it has
+    nothing to do (its :func:`pre_bind` is then not called this cycle), or an Error, which fails
+    the binding cycle: ``running PreBindPreFlight "P": <message>`` (Unreserve runs, the pod is
+    retried with backoff). Any other code is an Error too: ``PreBindPreFlight P returned
+    "Unschedulable", which is unsupported. It is supposed to return Success, Skip, or Error
+    status``. A PreBind plugin without this hook counts as Success.
+
+    When any PreBind plugin answers Success, or the pod waits at Permit, the scheduler sets the
+    pod's ``status.nominatedNodeName`` to the node before PreBind (kube-scheduler's
+    NominatedNodeNameForExpectation, on since 1.35), telling other components (e.g. the cluster
+    autoscaler) that the pod is about to be bound there; the bind clears it again.
+    """
+
+
+@hookspec
 def bind(state: CycleState, pod: Pod, node_name: str) -> Status | None:
     """Bind: bind the pod to the node. Bind plugins run in order; return Skip to leave the pod
     to the next one. The first one that does not skip decides; an error runs Unreserve and

@@ -104,7 +104,12 @@ EXTENSION_POINTS: tuple[ExtensionPoint, ...] = (
         ("unreserve", "Unreserve", True, "None"),
     ),
     _point("permit", "Permit", ("permit", "Permit", True, "None, a Status, or a (Status, timeout seconds) tuple")),
-    _point("preBind", "PreBind", ("pre_bind", "PreBind", True, _STATUS)),
+    _point(
+        "preBind",
+        "PreBind",
+        ("pre_bind", "PreBind", True, _STATUS),
+        ("pre_bind_pre_flight", "PreBindPreFlight", False, "None or a Status (Success, Skip or Error)"),
+    ),
     _point("bind", "Bind", ("bind", "Bind", True, _STATUS)),
     _point("postBind", "PostBind", ("post_bind", "PostBind", True, "None")),
 )

@@ -24,12 +24,17 @@ from .runners import FrameworkImpl
 __all__ = ["PLUGIN_TIMED_HOOKS", "InstrumentedFramework", "timed_entries"]
 
 #: the hooks whose plugin calls are timed (scheduler_plugin_execution_duration_seconds)
-PLUGIN_TIMED_HOOKS = ("pre_filter", "filter", "pre_score", "score", "reserve", "permit", "pre_bind", "bind")
+PLUGIN_TIMED_HOOKS = ("pre_filter", "filter", "pre_score", "score", "reserve", "permit", "pre_bind_pre_flight", "pre_bind", "bind")
+
+#: hooks that kube-scheduler times under their own ``extension_point`` label, not their point's
+_OWN_LABEL = frozenset({"pre_bind_pre_flight"})
 
 
 def _label(hook: str) -> str:
-    """The ``extension_point`` label of ``hook``'s point (``PreFilter``)."""
-    return extension_point(HOOKS[hook].point).label
+    """The ``extension_point`` label of ``hook``: its point's (``PreFilter``), or its own
+    (``PreBindPreFlight``, which kube-scheduler observes apart from PreBind)."""
+    info = HOOKS[hook]
+    return info.label if hook in _OWN_LABEL else extension_point(info.point).label
 
 
 def _status_label(out: Any) -> str:
@@ -71,6 +76,7 @@ def timed_entries(entries: Mapping[str, list[Entry]], metrics: Any) -> dict[str,
 
 _PRE_FILTER, _POST_FILTER, _PRE_SCORE, _SCORE = _label("pre_filter"), _label("post_filter"), _label("pre_score"), _label("score")
 _RESERVE, _PERMIT, _PRE_BIND, _BIND = _label("reserve"), _label("permit"), _label("pre_bind"), _label("bind")
+_PRE_BIND_PRE_FLIGHT = _label("pre_bind_pre_flight")
 
 
 class InstrumentedFramework(FrameworkImpl):
@@ -126,6 +132,12 @@ class InstrumentedFramework(FrameworkImpl):
         t0 = time.perf_counter()
         st = super().run_permit(state, pod, node_name)
         self._observe(_PERMIT, st, t0)
+        return st
+
+    def run_pre_bind_pre_flights(self, state: CycleState, pod: Pod, node_name: str) -> Status:
+        t0 = time.perf_counter()
+        st = super().run_pre_bind_pre_flights(state, pod, node_name)
+        self._observe(_PRE_BIND_PRE_FLIGHT, st, t0)
         return st
 
     def run_pre_bind(self, state: CycleState, pod: Pod, node_name: str) -> Status:

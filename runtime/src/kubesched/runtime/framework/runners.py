@@ -303,9 +303,11 @@ class FrameworkImpl(ScoreRunners, ReuseAndBatch):
             return _status_error("PreScore", name, st)
         return SUCCESS
 
-    def _run_status_point(self, state: CycleState, hook: str, label: str, pod: Pod, node_name: str) -> Status:
+    def _run_status_point(
+        self, state: CycleState, hook: str, label: str, pod: Pod, node_name: str, entries: list[Entry] | None = None
+    ) -> Status:
         """Reserve and PreBind: plugins in order, the first that does not succeed decides."""
-        for name, fn in self._entries_for(state, hook):
+        for name, fn in entries if entries is not None else self._entries_for(state, hook):
             try:
                 st = fn(state, pod, node_name)
             except Exception as e:
@@ -366,9 +368,55 @@ class FrameworkImpl(ScoreRunners, ReuseAndBatch):
             return Status(Code.WAIT, f'one or more plugins asked to wait and no plugin rejected pod "{pod.name}"')
         return SUCCESS
 
+    def will_wait_on_permit(self, pod: Pod) -> bool:
+        """Is the pod held at Permit (kube-scheduler's ``WillWaitOnPermit``)?"""
+        s = self.services
+        return s is not None and pod.uid in s.waiting_pods
+
     # binding cycle ----------------------------------------------------------------------------
+    def run_pre_bind_pre_flights(self, state: CycleState, pod: Pod, node_name: str) -> Status:
+        """PreBindPreFlight of every PreBind plugin, in order (``RunPreBindPreFlights``):
+        Success when any PreBind plugin will work for the pod (a plugin without the hook will),
+        Skip when all skip, the first Error otherwise (any code but Success, Skip and Error is
+        one). The plugins that skip are recorded in ``state.skip_pre_bind_plugins``: their
+        PreBind is not run."""
+        skip = state.skip_pre_bind_plugins
+        skip.clear()
+        flights = self._entries_for(state, "pre_bind_pre_flight")
+        status = SUCCESS if len(flights) < len(self.entries["pre_bind"]) else Status(Code.SKIP)
+        for name, fn in flights:
+            try:
+                st = fn(state, pod, node_name)
+            except Exception as e:
+                return Status(Code.ERROR, f'running PreBindPreFlight "{name}": {type(e).__name__}: {e}', plugin=name, error=e)
+            if st is None:
+                status = SUCCESS
+                continue
+            if not isinstance(st, Status):
+                return contract_error(name, "pre_bind_pre_flight", st)
+            code = st.code
+            if code is Code.SKIP:
+                skip.add(name)
+            elif code is Code.SUCCESS:
+                status = SUCCESS
+            elif code is Code.ERROR:
+                return Status(Code.ERROR, f'running PreBindPreFlight "{name}": {st.message}', plugin=name, error=st.error)
+            else:
+                return Status(
+                    Code.ERROR,
+                    f'PreBindPreFlight {name} returned "{code.label}", which is unsupported. '
+                    "It is supposed to return Success, Skip, or Error status",
+                    plugin=name,
+                )
+        return status
+
     def run_pre_bind(self, state: CycleState, pod: Pod, node_name: str) -> Status:
-        return self._run_status_point(state, "pre_bind", "PreBind", pod, node_name)
+        """PreBind plugins in order, but those whose PreBindPreFlight skipped this cycle."""
+        entries = self._entries_for(state, "pre_bind")
+        skip = state.skip_pre_bind_plugins
+        if skip:
+            entries = [e for e in entries if e[0] not in skip]
+        return self._run_status_point(state, "pre_bind", "PreBind", pod, node_name, entries)
 
     def run_bind(self, state: CycleState, pod: Pod, node_name: str) -> Status:
         st: Status = Status(Code.SKIP)

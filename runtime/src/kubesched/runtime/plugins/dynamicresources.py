@@ -21,7 +21,10 @@ only pods kubesched places, Go's Score is 0 on every node (``state.claims.empty(
 NormalizeScore (``helper.DefaultNormalizeScore``) keeps the zeros; kube-scheduler logs the column
 of zeros and so does kubesched (``score_batch`` makes it one list per chunk of nodes, not a call
 per node). SignPod as Go's: a pod with claims is not signable, any other pod signs with nothing.
-PreEnqueue, Reserve, PreBind and the claim events matter only for pods with claims (issue #17).
+PreBind and PreBindPreFlight (v1.36.3) as Go's for a state without claims: PreBindPreFlight
+returns Skip (so PreBind is not called and, on its account, the pod is not nominated), or an
+Error ``not found`` without the state; PreBind has nothing to do.
+PreEnqueue, Reserve and the claim events matter only for pods with claims (issue #17).
 """
 
 from __future__ import annotations
@@ -152,6 +155,19 @@ class DynamicResources:
     @hookimpl
     def normalize_score(self, scores: list[NodeScore]) -> None:
         return None  # DefaultNormalizeScore of zeros: zeros
+
+    @hookimpl
+    def pre_bind_pre_flight(self, state: CycleState) -> Status:
+        # "It just checks state.claims to determine whether there are any claims"
+        if STATE_KEY not in state:
+            return Status(Code.ERROR, STATE_NOT_FOUND_MSG)
+        return Status.skip()
+
+    @hookimpl
+    def pre_bind(self, state: CycleState) -> Status | None:
+        if STATE_KEY not in state:
+            return Status(Code.ERROR, STATE_NOT_FOUND_MSG)
+        return None  # no claims to bind
 
     @hookimpl
     def events_to_register(self) -> list[ClusterEventWithHint]:

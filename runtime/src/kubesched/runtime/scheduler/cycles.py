@@ -9,11 +9,20 @@ status's ``error``, as kube-scheduler carries it in its Status.
 
 The scheduling cycle and the failure handler run on the loop thread. The binding cycle runs on
 the executor and reports back through the loop's inbox.
+
+Before Permit's wait and PreBind, the binding cycle asks the PreBind plugins whether they have
+work to do for the pod (PreBindPreFlight); when one has, or the pod waits at Permit, it sets the
+pod's ``status.nominatedNodeName`` to the node (v1.36 NominatedNodeNameForExpectation, beta and
+on since 1.35), so that other components (the cluster autoscaler) see where the pod is about to
+be bound. A pod held at Permit runs this step on the executor as its wait begins, as
+kube-scheduler's binding cycle does before WaitOnPermit; its binding cycle, once Permit
+releases it, waits for that step to end.
 """
 
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import Executor
@@ -61,6 +70,16 @@ class CycleResult(NamedTuple):
 
 
 _NO_RESULT = CycleResult()
+
+
+class _PreFlight:
+    """The PreBindPreFlight step of a pod held at Permit: its status once ``done`` is set."""
+
+    __slots__ = ("done", "status")
+
+    def __init__(self) -> None:
+        self.done = threading.Event()
+        self.status: Status = Status(Code.SKIP)
 
 
 class CountingObjects:
@@ -117,6 +136,8 @@ class Cycles:
         self.recorder = recorder
         #: pods held at Permit: uid -> what their binding cycle needs when they are released
         self.waiting: dict[str, BindingContext] = {}
+        #: pods held at Permit: uid -> their PreBindPreFlight step (run as the wait begins)
+        self.pre_flights: dict[str, _PreFlight] = {}
         #: binding cycles started and not yet done (the loop counts them down)
         self.inflight = 0
 
@@ -150,9 +171,12 @@ class Cycles:
             self.recorder.finish_cycle(pod, host, fw.score_weights)
         ctx = BindingContext(fw, state, qpi, assumed, host)
         if st.is_wait():
-            # the binding cycle starts when the waiting pod is allowed, rejected or timed out
-            if pod.uid in self.waiting_pods:
+            # the binding cycle starts when the waiting pod is allowed, rejected or timed out;
+            # its PreBindPreFlight and nomination run now, on the executor
+            if fw.will_wait_on_permit(assumed):
                 self.waiting[pod.uid] = ctx
+                pf = self.pre_flights[pod.uid] = _PreFlight()
+                self.executor.submit(self._pre_flight_while_waiting, ctx, pf)
             return
         self.start_binding(ctx, None)
 
@@ -309,7 +333,20 @@ class Cycles:
             post(BINDING_DONE)
 
     def binding_cycle(self, ctx: BindingContext, permit_status: Status | None) -> Status:
-        """bindingCycle: the Permit outcome, PreBind, Bind. Success, or the failure."""
+        """bindingCycle: PreBindPreFlight and the nomination, the Permit outcome, PreBind,
+        Bind. Success, or the failure. ``permit_status`` is None for a pod that did not wait
+        at Permit."""
+        if permit_status is None:
+            pre = self.pre_bind_pre_flight(ctx, will_wait=False)
+        else:
+            pf = self.pre_flights.pop(ctx.assumed.uid, None)
+            if pf is None:
+                pre = self.pre_bind_pre_flight(ctx, will_wait=True)
+            else:
+                pf.done.wait()
+                pre = pf.status
+        if pre.code is Code.ERROR:
+            return pre
         if permit_status is not None and not permit_status.is_success():
             if permit_status.is_rejected():
                 return permit_status
@@ -322,6 +359,49 @@ class Cycles:
         if st.code is Code.SKIP:
             return Status(Code.ERROR, "no bind plugin bound the pod (all returned Skip)")
         return st
+
+    def pre_bind_pre_flight(self, ctx: BindingContext, *, will_wait: bool) -> Status:
+        """RunPreBindPreFlights; when a PreBind plugin will work, or the pod waits at Permit,
+        the pod's ``status.nominatedNodeName`` becomes the node. Error when a plugin failed
+        (the pod is then not nominated); Success or Skip otherwise."""
+        fw, state, _qpi, assumed, host = ctx
+        pre = fw.run_pre_bind_pre_flights(state, assumed, host)
+        if pre.code is not Code.ERROR and (pre.code is Code.SUCCESS or will_wait):
+            self._nominate(assumed, host)
+        return pre
+
+    def _pre_flight_while_waiting(self, ctx: BindingContext, pf: _PreFlight) -> None:
+        """On the executor, as a pod's wait at Permit begins: its PreBindPreFlight step. An
+        Error ends the wait at once (the binding cycle then fails with that Error)."""
+        try:
+            pf.status = self.pre_bind_pre_flight(ctx, will_wait=True)
+        except Exception as e:
+            log.exception("PreBindPreFlight of %s on %s failed", ctx.assumed.key, ctx.host)
+            pf.status = internal_error(e)
+        finally:
+            pf.done.set()
+        if pf.status.code is Code.ERROR:
+            wp = self.waiting_pods.get(ctx.assumed.uid)
+            if wp is not None:
+                wp.preempt("", pf.status.message)
+
+    def _nominate(self, pod: Pod, host: str) -> None:
+        """Set the pod's ``status.nominatedNodeName`` to ``host`` (updatePod with
+        ModeOverride): written at once, so it lands before the bind; nothing when it is
+        already ``host``. A failed write is logged and the binding goes on."""
+        if pod.status.get("nominatedNodeName") == host:
+            return
+        try:
+            self.objects.patch(
+                "v1",
+                "Pod",
+                pod.name,
+                {"metadata": {"uid": pod.uid}, "status": {"nominatedNodeName": host}},
+                pod.namespace,
+                subresource="status",
+            )
+        except Exception as e:
+            log.error('Failed to update the nominated node name in the binding cycle pod="%s" nominatedNodeName="%s": %s', pod.key, host, e)
 
     def _binding_failed(self, ctx: BindingContext, st: Status) -> None:
         """handleBindingCycleError, on the executor: Unreserve, then the rest on the loop."""

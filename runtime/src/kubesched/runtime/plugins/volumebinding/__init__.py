@@ -167,7 +167,8 @@ class VolumeBindingArgs:
 
 
 def _shape_repr(shape: Sequence[UtilizationShapePoint]) -> str:
-    return "[" + " ".join(f"{{{p.utilization} {p.score}}}" for p in shape) + "]"
+    """The shape as apimachinery's field.Error renders it (json.Marshal of the internal type)."""
+    return "[" + ",".join(f'{{"Utilization":{p.utilization},"Score":{p.score}}}' for p in shape) + "]"
 
 
 def _validate_function_shape(shape: Sequence[UtilizationShapePoint], path: str) -> list[str]:
@@ -285,6 +286,10 @@ class _StateData(StateData):
 
     def clone(self) -> _StateData:
         return self
+
+
+#: errNoPodVolumeForNode (volume_binding.go), followed by the quoted node name
+ERR_NO_POD_VOLUME_FOR_NODE = "no pod volume found for node"
 
 
 def _get_state(state: CycleState) -> _StateData:
@@ -584,6 +589,20 @@ class VolumeBinding:
 
     # PreBind --------------------------------------------------------------------------------------
     @hookimpl
+    def pre_bind_pre_flight(self, state: CycleState, node_name: str) -> Status | None:
+        """v1.36 PreBindPreFlight: Skip when every claim is bound (a pod without claims too:
+        Reserve marked it), Success when the node has volumes to bind, an Error otherwise."""
+        try:
+            s = _get_state(state)
+        except (KeyError, TypeError) as e:
+            return Status.failed(str(e), e)
+        if s.all_bound:
+            return Status.skip()
+        if node_name not in s.pod_volumes_by_node:
+            return Status.failed(f'{ERR_NO_POD_VOLUME_FOR_NODE} "{node_name}"')
+        return None
+
+    @hookimpl
     def pre_bind(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
         try:
             s = _get_state(state)
@@ -593,7 +612,7 @@ class VolumeBinding:
             return None
         pod_volumes = s.pod_volumes_by_node.get(node_name)
         if pod_volumes is None:
-            return Status.failed(f'no pod volumes found for node "{node_name}"')
+            return Status.failed(f'{ERR_NO_POD_VOLUME_FOR_NODE} "{node_name}"')
         try:
             self.binder.bind_pod_volumes(pod, node_name, pod_volumes)
         except BinderError as e:
