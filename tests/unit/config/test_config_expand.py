@@ -528,3 +528,33 @@ def test_implements_may_use_snake_case_and_sdk_hook_names() -> None:
     assert got == expanded(
         queueSort=["Sorter"], bind=["Binder"], preScore=["Scorer"], score=[("Scorer", 1)]
     )
+
+
+@pytest.mark.parametrize(
+    ("weights", "error_at"),
+    [
+        ([-1, 1], 1),  # after -100, MaxTotalScore - totalPriority wraps around in int64
+        ([1, -1], None),  # a negative weight last is accepted (and used) by kube-scheduler
+        ([1, 2], None),
+    ],
+    ids=["negative-then-positive", "positive-then-negative", "positive"],
+)
+def test_score_weight_overflow_check_in_go_int64(weights: list[int], error_at: int | None) -> None:
+    """getValidScoreWeights in int64: kube-scheduler v1.36.3 rejects ImageLocality at weight -1
+    followed by another Score plugin with 'score plugins: total score of Score plugins could
+    overflow'."""
+    score = ps([(SCORE_PLUGIN_1, weights[0]), (SCORE_PLUGIN_2, weights[1])])
+    profile = profile_with(with_queue_sort_and_bind([]))
+    profile.plugins.score = score
+    for i, ref in enumerate(score.enabled):
+        ref.path = f"profiles[0].plugins.score.enabled[{i}]"
+    if error_at is None:
+        got = expand_plugins(profile, implements_from(REGISTRY))
+        assert as_pairs(got)["score"] == [(SCORE_PLUGIN_1, weights[0]), (SCORE_PLUGIN_2, weights[1])]
+    else:
+        with pytest.raises(ConfigError) as info:
+            expand_plugins(profile, implements_from(REGISTRY))
+        assert (info.value.field_path, info.value.message) == (
+            f"profiles[0].plugins.score.enabled[{error_at}]",
+            "score plugins: total score of Score plugins could overflow",
+        )

@@ -11,6 +11,7 @@ merging. Errors keep apimachinery's ``field.Error`` wording (``Invalid value: ..
 from __future__ import annotations
 
 import ipaddress
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -19,6 +20,7 @@ from ..timefmt import go_duration
 from ._schema import go_repr
 from ._types import (
     EXTENSION_POINTS,
+    MULTI_POINT,
     V1,
     V1BETA2,
     V1BETA3,
@@ -30,7 +32,9 @@ from ._types import (
 # invalidPluginsByVersion, as each version's last serving release had it: (version, plugins).
 # v1: release-1.36 (the same list since 1.34); v1beta3: release-1.28; v1beta2: release-1.27.
 _INVALID_PLUGINS: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
-    V1: ((V1, ("AzureDiskLimits", "CinderLimits", "EBSLimits", "GCEPDLimits")),),
+    # 1.36 names the version "v1": its table keys on core/v1's SchemeGroupVersion (the ``v1``
+    # import in validation.go), as kube-scheduler v1.36.3 prints it.
+    V1: (("v1", ("AzureDiskLimits", "CinderLimits", "EBSLimits", "GCEPDLimits")),),
     V1BETA3: ((V1BETA3, ()),),
     V1BETA2: (
         (
@@ -70,9 +74,12 @@ def is_plugin_invalid(api_version: str, name: str) -> str | None:
     for version, plugins in _INVALID_PLUGINS.get(api_version, ()):
         if name in plugins:
             return version
-        if version == api_version:
-            break
     return None
+
+
+def go_json(value: Any) -> str:
+    """A value as apimachinery's ``field.Error`` renders a composite one: ``json.Marshal``."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
 def validate(
@@ -101,17 +108,20 @@ def validate(
             ("retryPeriod", le.retry_period),
         ):
             if value <= 0:
+                # a metav1.Duration is rendered by json.Marshal: quoted
                 add(
                     f"leaderElection.{key}",
-                    invalid(go_duration(value), "must be greater than zero"),
+                    invalid(go_json(go_duration(value)), "must be greater than zero"),
                 )
         if le.lease_duration <= le.renew_deadline:
+            # kube-scheduler's value is RenewDeadline (component-base passes it); kubesched adds
+            # the leaseDuration it compared
             add(
                 "leaderElection.leaseDuration",
                 invalid(
-                    go_duration(le.lease_duration),
+                    go_json(go_duration(le.renew_deadline)),
                     "must be greater than `RenewDeadline` "
-                    f"(renewDeadline is {go_duration(le.renew_deadline)})",
+                    f"(leaseDuration is {go_duration(le.lease_duration)})",
                 ),
             )
         if not le.resource_lock:
@@ -146,10 +156,12 @@ def validate(
             )
             _validate_plugin_config(add, path, cfg.api_version, profile.plugins, plugin_configs[i])
             if profile.scheduler_name in seen_names:
+                # kube-scheduler's value is the earlier profile's *field.Path, which json.Marshal
+                # renders as {}; kubesched adds the name and the profile that has it already.
                 add(
                     f"{path}.schedulerName",
-                    f"Duplicate value: {go_repr(profile.scheduler_name)}: "
-                    f"already used by profiles[{seen_names[profile.scheduler_name]}].schedulerName",
+                    f"Duplicate value: {{}} ({go_repr(profile.scheduler_name)} is already "
+                    f"profiles[{seen_names[profile.scheduler_name]}].schedulerName)",
                 )
             else:
                 seen_names[profile.scheduler_name] = i
@@ -198,7 +210,10 @@ def _validate_plugin_config(
     plugins: Any,
     entries: Sequence[PluginConfigEntry],
 ) -> None:
-    for point in EXTENSION_POINTS:
+    # kube-scheduler checks the extension points, not multiPoint: a removed plugin there fails
+    # in NewFramework ('PreFilterPlugin "X" does not exist': its registry lacks it). kubesched
+    # has these plugins for the older versions, so it names the removal at multiPoint too.
+    for point in (*EXTENSION_POINTS, MULTI_POINT):
         for j, ref in enumerate(plugins.get(point).enabled):
             version = is_plugin_invalid(api_version, ref.name)
             if version is not None:
@@ -222,12 +237,13 @@ def _invalid_in(version: str, api_version: str) -> str:
 
 
 def _describe(plugin_set: PluginSet) -> str:
-    def refs(items: Sequence[Any], weights: bool) -> str:
-        return ", ".join(
-            f"{p.name}(weight {p.weight})" if weights and p.weight else p.name for p in items
-        )
+    """The internal ``config.PluginSet`` as json.Marshal renders it (no json tags: Go field
+    names; an empty list is nil, ``null``, after mergePluginSet)."""
 
-    return f"{{enabled: [{refs(plugin_set.enabled, True)}], disabled: [{refs(plugin_set.disabled, False)}]}}"
+    def refs(items: Sequence[Any]) -> list[dict[str, Any]] | None:
+        return [{"Name": p.name, "Weight": p.weight} for p in items] or None
+
+    return go_json({"Enabled": refs(plugin_set.enabled), "Disabled": refs(plugin_set.disabled)})
 
 
 def _same_set(a: PluginSet, b: PluginSet) -> bool:
@@ -246,10 +262,10 @@ def _validate_common_queue_sort(
     queue_sort_name = canon.enabled[0].name if canon.enabled else ""
     if len(canon.enabled) > 1:
         add(
-            "profiles[0].plugins.queueSort.enabled",
+            "profiles[0].plugins.queueSort.Enabled",  # sic: kube-scheduler's path
             invalid(str(len(canon.enabled)), "only one queue sort plugin can be enabled"),
         )
-    queue_sort_args: dict[str, Any] = {}
+    queue_sort_args: dict[str, Any] | None = None
     for entry in plugin_configs[0]:
         if queue_sort_name and entry.name == queue_sort_name:
             queue_sort_args = entry.args
@@ -266,8 +282,8 @@ def _validate_common_queue_sort(
         for entry in plugin_configs[i]:
             if entry.name == queue_sort_name and entry.args != queue_sort_args:
                 add(
-                    f"{entry.path}.args",
-                    invalid("{...}", "queueSort must be the same for all profiles"),
+                    f"profiles[{i}].pluginConfig.args",  # sic: kube-scheduler's path
+                    invalid(go_json(entry.args), "queueSort must be the same for all profiles"),
                 )
 
 

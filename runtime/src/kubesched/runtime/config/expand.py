@@ -122,14 +122,16 @@ def expand_plugins(
         if points is None or "score" not in points or ref.name in weights:
             continue
         weight = ref.weight or 1  # a weight of zero is not permitted
-        if weight * MAX_NODE_SCORE > MAX_TOTAL_SCORE - total:
+        # in Go's int64 arithmetic: after a negative weight, MaxTotalScore-totalPriority wraps
+        # around, and the next plugin "could overflow" (kube-scheduler v1.36.3 says so)
+        if weight * MAX_NODE_SCORE > _int64(MAX_TOTAL_SCORE - total):
             raise ConfigError(
                 profile.source,
                 ref.path or f"{base}.plugins.score",
-                "total score of Score plugins could overflow",
+                "score plugins: total score of Score plugins could overflow",
             )
         weights[ref.name] = weight
-        total += weight * MAX_NODE_SCORE
+        total = _int64(total + weight * MAX_NODE_SCORE)
 
     result: dict[str, list[PluginRef]] = {}
     for point in EXTENSION_POINTS:
@@ -192,3 +194,8 @@ def _expand_multi_point(
             + multi_point_enabled
             + [ref for ref in current if ref.name not in overrides]
         )
+
+
+def _int64(value: int) -> int:
+    """``value`` wrapped as Go's int64 arithmetic wraps it."""
+    return (value + 2**63) % 2**64 - 2**63
