@@ -47,7 +47,7 @@ from ..scheduling import Diagnosis, FitError, Scheduling, SchedulingError
 from .messages import BINDING_DONE, Activate, BindingContext, BindingFailed, Bound
 from .results import Results
 
-__all__ = ["CountingObjects", "CycleResult", "Cycles"]
+__all__ = ["CountingObjects", "CycleResult", "Cycles", "nominate"]
 
 log = logging.getLogger("kubesched")
 #: one line per scheduling decision (kube-scheduler logs these at -v 2)
@@ -367,7 +367,7 @@ class Cycles:
         fw, state, _qpi, assumed, host = ctx
         pre = fw.run_pre_bind_pre_flights(state, assumed, host)
         if pre.code is not Code.ERROR and (pre.code is Code.SUCCESS or will_wait):
-            self._nominate(assumed, host)
+            nominate(self.objects, assumed, host)
         return pre
 
     def _pre_flight_while_waiting(self, ctx: BindingContext, pf: _PreFlight) -> None:
@@ -384,24 +384,6 @@ class Cycles:
             wp = self.waiting_pods.get(ctx.assumed.uid)
             if wp is not None:
                 wp.preempt("", pf.status.message)
-
-    def _nominate(self, pod: Pod, host: str) -> None:
-        """Set the pod's ``status.nominatedNodeName`` to ``host`` (updatePod with
-        ModeOverride): written at once, so it lands before the bind; nothing when it is
-        already ``host``. A failed write is logged and the binding goes on."""
-        if pod.status.get("nominatedNodeName") == host:
-            return
-        try:
-            self.objects.patch(
-                "v1",
-                "Pod",
-                pod.name,
-                {"metadata": {"uid": pod.uid}, "status": {"nominatedNodeName": host}},
-                pod.namespace,
-                subresource="status",
-            )
-        except Exception as e:
-            log.error('Failed to update the nominated node name in the binding cycle pod="%s" nominatedNodeName="%s": %s', pod.key, host, e)
 
     def _binding_failed(self, ctx: BindingContext, st: Status) -> None:
         """handleBindingCycleError, on the executor: Unreserve, then the rest on the loop."""
@@ -443,6 +425,26 @@ def _rejected_on(pod: Pod, host: str, st: Status) -> Status:
         d.unschedulable_plugins.add(st.plugin)
     fe = FitError(pod, 1, d)
     return Status(st.code, fe.message(), plugin=st.plugin, error=fe)
+
+
+def nominate(objects: Any, pod: Pod, host: str) -> None:
+    """Set the pod's ``status.nominatedNodeName`` to ``host`` through the cluster's object
+    client (kube-scheduler's updatePod with ModeOverride, uid as precondition): written at
+    once, so it lands before the bind; nothing when it is already ``host``. A failed write is
+    logged and the binding goes on."""
+    if pod.status.get("nominatedNodeName") == host:
+        return
+    try:
+        objects.patch(
+            "v1",
+            "Pod",
+            pod.name,
+            {"metadata": {"uid": pod.uid}, "status": {"nominatedNodeName": host}},
+            pod.namespace,
+            subresource="status",
+        )
+    except Exception as e:
+        log.error('Failed to update the nominated node name in the binding cycle pod="%s" nominatedNodeName="%s": %s', pod.key, host, e)
 
 
 def internal_error(e: BaseException) -> Status:
