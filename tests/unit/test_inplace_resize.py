@@ -3,7 +3,7 @@
 ``Pod.node_requests`` / ``Pod.node_non_zero_requests`` follow kube-scheduler v1.36.3
 ``framework/types.go`` ``PodInfo.CalculateResource`` (status resources of an in-place resize:
 InPlacePodVerticalScaling, InPlacePodLevelResourcesVerticalScaling; the non-zero defaults of
-getNonMissingContainerRequests); ``NodeInfo`` counts them. ``pod_update_action`` reports
+getNonMissingContainerRequests); ``NodeInfo`` counts them. ``pod_update_events`` reports
 ``UPDATE_POD_SCALE_DOWN`` as ``framework/events.go`` ``extractPodScaleDown`` does. Tables
 transcribed from v1.36.3 ``framework/types_test.go`` (TestCalculatePodResourcesWithResize,
 TestPodInfoCalculateResources) and ``framework/events_test.go``
@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from kubesched.runtime.cache import Cache
-from kubesched.runtime.scheduler.handlers import pod_update_action
+from kubesched.runtime.scheduler.handlers import pod_update_events
 from kubesched.sdk import ActionType, Node, NodeInfo, Pod
 
 Mi = 1024 * 1024
@@ -533,43 +533,43 @@ PROPERTIES_CASES = [
     pytest.param(
         _make_pod({"foo": "bar2"}, node="node"),
         _make_pod({"foo": "bar"}, node="node"),
-        ActionType.UPDATE_POD_LABEL,
+        [ActionType.UPDATE_POD_LABEL],
         id="assigned pod is updated",
     ),
     pytest.param(
         _make_pod({"foo": "bar2"}),
         _make_pod({"foo": "bar"}),
-        ActionType.UPDATE_POD_LABEL,
+        [ActionType.UPDATE_POD_LABEL],
         id="only label is updated",
     ),
     pytest.param(
         podWithBigRequest,
         podWithSmallRequest,
-        ActionType.UPDATE_POD_SCALE_DOWN,
+        [ActionType.UPDATE_POD_SCALE_DOWN],
         id="pod's resource request is scaled down",
     ),
     pytest.param(
         podWithSmallRequest,
         podWithBigRequest,
-        ActionType.UPDATE_OTHER,
+        [ActionType.UPDATE],
         id="pod's resource request is scaled up",
     ),
     pytest.param(
         podWithBigRequest,
         podWithSmallRequestAndLabel,
-        ActionType.UPDATE_POD_LABEL | ActionType.UPDATE_POD_SCALE_DOWN,
+        [ActionType.UPDATE_POD_LABEL, ActionType.UPDATE_POD_SCALE_DOWN],
         id="both pod's resource request and label are updated",
     ),
     pytest.param(
         _make_pod(annotations={"foo": "bar2"}),
         _make_pod(annotations={"foo": "bar"}),
-        ActionType.UPDATE_OTHER,
+        [ActionType.UPDATE],
         id="untracked properties of pod is updated",
     ),
     pytest.param(
         _make_pod(tolerations=["key"]),
         _make_pod(tolerations=["key", "key2"]),
-        ActionType.UPDATE_POD_TOLERATION,
+        [ActionType.UPDATE_POD_TOLERATION],
         id="pod's tolerations are updated",
     ),
 ]
@@ -582,8 +582,8 @@ PROPERTIES_CASES = [
         for p in PROPERTIES_CASES
     ],
 )
-def test_pod_scheduling_properties_change(old: Pod, new: Pod, want: ActionType):
-    assert pod_update_action(old, new) == want
+def test_pod_scheduling_properties_change(old: Pod, new: Pod, want: list[ActionType]):
+    assert pod_update_events(old, new) == want
 
 
 def _resized(
@@ -718,10 +718,9 @@ SCALE_CASES = [
 
 @pytest.mark.parametrize(("old", "new", "down", "before", "after"), SCALE_CASES)
 def test_extract_pod_scale_down(old: Pod, new: Pod, down: bool, before: int, after: int):
-    action = pod_update_action(old, new)
-    assert (ActionType.UPDATE_POD_SCALE_DOWN in action) is down
-    other = ActionType.UPDATE_OTHER if old.raw != new.raw else ActionType(0)
-    assert action == (ActionType.UPDATE_POD_SCALE_DOWN if down else other)
+    events = pod_update_events(old, new)
+    assert (ActionType.UPDATE_POD_SCALE_DOWN in events) is down
+    assert events == ([ActionType.UPDATE_POD_SCALE_DOWN] if down else [ActionType.UPDATE])
     # the node counts the same requests, and follows the update
     c = Cache()
     c.add_node(_node())

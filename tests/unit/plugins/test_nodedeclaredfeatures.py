@@ -24,7 +24,7 @@ from kubesched.runtime.plugins.nodedeclaredfeatures import (
     _PreFilterState,
     parse_version,
 )
-from kubesched.runtime.scheduler import node_update_action
+from kubesched.runtime.scheduler import node_update_events
 from kubesched.sdk import (
     ActionType,
     ClusterEvent,
@@ -231,12 +231,12 @@ def test_events_to_register():
     assert NodeDeclaredFeatures(enabled=False).events_to_register() == []
 
 
-def test_node_update_action_reports_declared_feature_change():
+def test_node_update_events_report_declared_feature_change():
     """events.go extractNodeFeaturesChange: a change of status.declaredFeatures is
     UpdateNodeDeclaredFeature (and only that when nothing else changed)."""
     old = Node(node_with_features("n", ["A"]))
-    assert node_update_action(old, Node(node_with_features("n", ["A", "B"]))) == ActionType.UPDATE_NODE_DECLARED_FEATURE
-    assert node_update_action(old, Node(node_with_features("n", ["A"]))) == ActionType(0)
+    assert node_update_events(old, Node(node_with_features("n", ["A", "B"]))) == [ActionType.UPDATE_NODE_DECLARED_FEATURE]
+    assert node_update_events(old, Node(node_with_features("n", ["A"]))) == []
 
 
 # ------------------------------------------------------------------ the registered features

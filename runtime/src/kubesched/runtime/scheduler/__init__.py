@@ -9,7 +9,7 @@
 """
 
 from .clock import RealClock, SimClock
-from .handlers import node_update_action, pod_update_action
+from .handlers import node_update_events, pod_update_events
 from .loop import Scheduler
 from .results import RUN_MAX_RESULTS, PodResult, Results
 from .workers import InlineExecutor, WorkerPool
@@ -23,6 +23,6 @@ __all__ = [
     "Scheduler",
     "SimClock",
     "WorkerPool",
-    "node_update_action",
-    "pod_update_action",
+    "node_update_events",
+    "pod_update_events",
 ]

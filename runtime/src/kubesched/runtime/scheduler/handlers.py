@@ -26,7 +26,7 @@ from ..framework import WaitingPodImpl
 from ..queue import SchedulingQueue
 from .results import Results
 
-__all__ = ["EventHandlers", "node_update_action", "pod_update_action"]
+__all__ = ["EventHandlers", "node_update_events", "pod_update_events"]
 
 log = logging.getLogger("kubesched")
 
@@ -83,8 +83,7 @@ class EventHandlers:
             move(ClusterEvent(_NODE, ActionType.ADD), None, node)
             return
         old_node = Node(old)
-        action = node_update_action(old_node, node)
-        if action:
+        for action in node_update_events(old_node, node):
             move(ClusterEvent(_NODE, action), old_node, node)
 
     def pod_event(self, etype: str, old: Mapping[str, Any] | None, new: Mapping[str, Any] | None) -> None:
@@ -124,8 +123,8 @@ class EventHandlers:
             if not was_assigned:
                 queue.move_all_to_active_or_backoff(ClusterEvent(_ASSIGNED_POD, ActionType.ADD), None, pod)
             else:
-                action = pod_update_action(old_pod, pod) if old_pod is not None else ActionType.UPDATE_OTHER
-                if action:
+                actions = pod_update_events(old_pod, pod) if old_pod is not None else [ActionType.UPDATE]
+                for action in actions:
                     queue.move_all_to_active_or_backoff(ClusterEvent(_ASSIGNED_POD, action), old_pod, pod)
             return
         if pod.scheduler_name not in self.profiles:
@@ -142,22 +141,32 @@ class EventHandlers:
             queue.update(Pod(old), pod)
 
 
-def node_update_action(old: Node, new: Node) -> ActionType:
-    """Which specific node update this is (kube-scheduler's nodeSchedulingPropertiesChange)."""
-    a = ActionType(0)
+def node_update_events(old: Node, new: Node) -> list[ActionType]:
+    """The specific updates of a node, one action each, in kube-scheduler's order
+    (events.go NodeSchedulingPropertiesChange): each is moved on its own, since an event matches a
+    registration only when its action is not above the registered mask (MatchClusterEvents), so
+    OR-ing "allocatable" with "conditions" would miss every plugin that registers the former."""
+    out: list[ActionType] = []
+    if old.unschedulable != new.unschedulable and not new.unschedulable:
+        out.append(ActionType.UPDATE_NODE_TAINT)  # extractNodeSpecUnschedulableChange
+    if old.status.get("allocatable") != new.status.get("allocatable"):
+        out.append(ActionType.UPDATE_NODE_ALLOCATABLE)
     if old.labels != new.labels:
-        a |= ActionType.UPDATE_NODE_LABEL
-    if old.raw.get("spec", {}).get("taints") != new.raw.get("spec", {}).get("taints") or old.unschedulable != new.unschedulable:
-        a |= ActionType.UPDATE_NODE_TAINT
-    if (old.status.get("allocatable") != new.status.get("allocatable")) or (old.status.get("capacity") != new.status.get("capacity")):
-        a |= ActionType.UPDATE_NODE_ALLOCATABLE
-    if old.conditions != new.conditions:
-        a |= ActionType.UPDATE_NODE_CONDITION
+        out.append(ActionType.UPDATE_NODE_LABEL)
+    if (old.raw.get("spec") or {}).get("taints") != (new.raw.get("spec") or {}).get("taints"):
+        out.append(ActionType.UPDATE_NODE_TAINT)
+    if _condition_statuses(old) != _condition_statuses(new):
+        out.append(ActionType.UPDATE_NODE_CONDITION)
     if old.annotations != new.annotations:
-        a |= ActionType.UPDATE_NODE_ANNOTATION
+        out.append(ActionType.UPDATE_NODE_ANNOTATION)
     if old.status.get("declaredFeatures") != new.status.get("declaredFeatures"):
-        a |= ActionType.UPDATE_NODE_DECLARED_FEATURE
-    return a
+        out.append(ActionType.UPDATE_NODE_DECLARED_FEATURE)
+    return out
+
+
+def _condition_statuses(node: Node) -> dict[Any, Any]:
+    """extractNodeConditionsChange's strip: condition type -> status (heartbeats ignored)."""
+    return {c.get("type"): c.get("status") for c in node.status.get("conditions") or []}
 
 
 def _scaled_down(old: Pod, new: Pod) -> bool:
@@ -174,15 +183,21 @@ def _scaled_down(old: Pod, new: Pod) -> bool:
     return False
 
 
-def pod_update_action(old: Pod, new: Pod) -> ActionType:
-    """Which specific update of an assigned pod this is (kube-scheduler's podSchedulingPropertiesChange)."""
-    a = ActionType(0)
+def pod_update_events(old: Pod, new: Pod) -> list[ActionType]:
+    """The specific updates of a pod, one action each, in kube-scheduler's order (events.go
+    PodSchedulingPropertiesChange), or the general Update when none applies."""
+    out: list[ActionType] = []
     if old.labels != new.labels:
-        a |= ActionType.UPDATE_POD_LABEL
+        out.append(ActionType.UPDATE_POD_LABEL)
     if _scaled_down(old, new):
-        a |= ActionType.UPDATE_POD_SCALE_DOWN
-    if old.spec.get("tolerations") != new.spec.get("tolerations"):
-        a |= ActionType.UPDATE_POD_TOLERATION
-    if not a and old.raw != new.raw:
-        a = ActionType.UPDATE_OTHER
-    return a
+        out.append(ActionType.UPDATE_POD_SCALE_DOWN)
+    if not new.spec.get("schedulingGates") and old.spec.get("schedulingGates"):
+        out.append(ActionType.UPDATE_POD_SCHEDULING_GATES_ELIMINATED)
+    if len(new.spec.get("tolerations") or []) != len(old.spec.get("tolerations") or []):
+        # API validation lets tolerations be added only: their count tells (extractPodTolerationChange)
+        out.append(ActionType.UPDATE_POD_TOLERATION)
+    if old.status.get("resourceClaimStatuses") != new.status.get("resourceClaimStatuses") or (
+        old.status.get("extendedResourceClaimStatus") != new.status.get("extendedResourceClaimStatus")
+    ):
+        out.append(ActionType.UPDATE_POD_GENERATED_RESOURCE_CLAIM)
+    return out or [ActionType.UPDATE]
