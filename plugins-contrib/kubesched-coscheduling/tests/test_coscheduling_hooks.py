@@ -346,7 +346,10 @@ def test_events_to_register_and_their_hints() -> None:
     assert set(events) == {"PodGroup", EventResource.POD.value, EventResource.NODE.value}
     assert events["PodGroup"].event.action == ActionType.ADD | ActionType.UPDATE
     assert events["Pod"].event.action == ActionType.ADD
-    assert events["Node"].event.action == ActionType.ADD and events["Node"].hint is None
+    # a node that is added, or gets allocatable (the kubelet's first status), labels or taints
+    node_actions = ActionType.ADD | ActionType.UPDATE_NODE_ALLOCATABLE | ActionType.UPDATE_NODE_LABEL | ActionType.UPDATE_NODE_TAINT
+    assert events["Node"].event.action == node_actions
+    assert events["Node"].hint is not None and events["Node"].hint(Pod(member("p1", "pg")), None, None) is QueueingHint.QUEUE
 
     waiting = Pod(member("p1", "pg"))
     pg_hint = events["PodGroup"].hint

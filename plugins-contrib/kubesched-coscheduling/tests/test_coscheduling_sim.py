@@ -72,6 +72,31 @@ def test_gang_with_room_for_two_of_three_is_not_bound_then_binds_when_a_node_is_
     assert len(gang_binds(result, GANG)) == 3
 
 
+@pytest.mark.parametrize("status_later", [False, True], ids=["node with status", "status after the node"])
+def test_a_node_added_during_the_group_backoff_ends_it(status_later: bool) -> None:
+    """With the v1.36 queue the members a node event requeues are tried at once (popped from the
+    backoffQ): the event ends the group's backoff, so they are not rejected as "failed recently"
+    and left waiting. A new node usually gets its allocatable from the kubelet after it is
+    created: the status update requeues the gang as the add does."""
+    result = run(
+        nodes=[node("n1"), node("n2")],
+        pods=[member(p, "pg") for p in GANG],
+        objects=[pod_group("pg", 3, scheduleTimeoutSeconds=10)],
+        args={"podGroupBackoffSeconds": 300},
+    )
+    assert result.cluster.binds == []
+    n3 = node("n3")
+    if status_later:
+        result.cluster.store.create({k: v for k, v in n3.items() if k != "status"})
+        result = rerun(result)
+        assert result.cluster.binds == []  # no allocatable yet: nothing fits there
+        result.cluster.store.patch("v1", "Node", "n3", {"status": n3["status"]})
+    else:
+        result.cluster.store.create(n3)
+    result = rerun(result)  # no time passes: well inside the 300 s backoff
+    assert sorted(bound(result, *GANG).values()) == ["n1", "n2", "n3"]  # type: ignore[type-var]
+
+
 def test_gang_whose_min_resources_do_not_fit_is_never_reserved() -> None:
     result = run(
         nodes=[node("n1"), node("n2")],

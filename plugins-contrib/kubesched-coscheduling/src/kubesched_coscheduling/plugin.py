@@ -361,10 +361,36 @@ class Coscheduling:
     @hookimpl
     def events_to_register(self) -> list[ClusterEventWithHint]:
         return [
-            ClusterEventWithHint(ClusterEvent(KIND, ActionType.ADD | ActionType.UPDATE), _pod_group_hint),
-            ClusterEventWithHint(ClusterEvent(EventResource.POD.value, ActionType.ADD), _member_pod_hint),
-            ClusterEventWithHint(ClusterEvent(EventResource.NODE.value, ActionType.ADD)),
+            ClusterEventWithHint(ClusterEvent(KIND, ActionType.ADD | ActionType.UPDATE), self._pod_group_hint),
+            ClusterEventWithHint(ClusterEvent(EventResource.POD.value, ActionType.ADD), self._member_pod_hint),
+            # a node added, or one whose allocatable, labels or taints changed (a new node gets its
+            # allocatable from the kubelet after it is created), may make room for the whole gang
+            ClusterEventWithHint(ClusterEvent(EventResource.NODE.value, _NODE_ACTIONS), self._node_hint),
         ]
+
+    # The group backoff keeps a gang that cannot fit from being retried in an unchanged cluster.
+    # An event that may help it (a node, a member, its PodGroup) ends the backoff: with the
+    # v1.36 queue (SchedulerPopFromBackoffQ) the requeued members are tried at once, and a
+    # "failed recently" rejection then would leave them waiting for another event.
+    def _end_backoff(self, pod: Pod, hint: QueueingHint) -> QueueingHint:
+        if hint is QueueingHint.QUEUE:
+            with self._lock:
+                self._backed_off.pop(pod_group_full_name(pod), None)
+        return hint
+
+    def _pod_group_hint(self, pod: Pod, old: Mapping[str, Any] | None, new: Mapping[str, Any] | None) -> QueueingHint:
+        return self._end_backoff(pod, _pod_group_hint(pod, old, new))
+
+    def _member_pod_hint(self, pod: Pod, old: Pod | None, new: Pod | None) -> QueueingHint:
+        return self._end_backoff(pod, _member_pod_hint(pod, old, new))
+
+    def _node_hint(self, pod: Pod, old: Any, new: Any) -> QueueingHint:
+        return self._end_backoff(pod, QueueingHint.QUEUE)
+
+
+_NODE_ACTIONS = (
+    ActionType.ADD | ActionType.UPDATE_NODE_ALLOCATABLE | ActionType.UPDATE_NODE_LABEL | ActionType.UPDATE_NODE_TAINT
+)
 
 
 def _pod_group_hint(pod: Pod, old: Mapping[str, Any] | None, new: Mapping[str, Any] | None) -> QueueingHint:
