@@ -678,3 +678,46 @@ def test_rejected_without_plugins_is_retried_after_backoff_as_an_error():
     assert (qpi.consecutive_errors, qpi.unschedulable_count) == (1, 0)
     assert q.pending() == {"active": 0, "backoff": 1, "unschedulable": 0, "gated": 0}
     assert q.pop() is None
+
+
+# in-flight events (kube-scheduler's inFlightEvents, determineSchedulingHintForInFlightPod) -----------
+
+
+def test_an_event_while_the_pod_was_in_flight_requeues_it_when_it_fails():
+    """A node added while the pod was popped (e.g. held at Permit) is replayed when the pod
+    fails: its rejector's registration matches, so it goes back to the queue, not to wait."""
+    q, clock = _queue({"F": [ClusterEventWithHint(NODE_ADD)]})
+    q.add(_pod("p"))
+    qpi = q.pop()
+    assert qpi is not None
+    assert q.move_all_to_active_or_backoff(NODE_ADD) == 0  # nothing unschedulable to move yet
+    q.requeue_failed(qpi, Status.unschedulable("no"), {"F"})
+    assert not q.unschedulable_pods()
+    assert q.pop() is not None  # popped from the backoffQ (the active queue is empty)
+
+
+@pytest.mark.parametrize("when", ["before the pop", "not matching"])
+def test_events_before_the_pop_or_not_matching_do_not_requeue(when: str):
+    q, clock = _queue({"F": [ClusterEventWithHint(NODE_ADD)], "G": [ClusterEventWithHint(PV_ADD)]})
+    q.add(_pod("p"))
+    q.add(_pod("other"))
+    first = q.pop()  # "other" or "p": keep one in flight all along
+    assert first is not None
+    if when == "before the pop":
+        q.move_all_to_active_or_backoff(NODE_ADD)
+    qpi = q.pop()
+    assert qpi is not None
+    if when == "not matching":
+        q.move_all_to_active_or_backoff(PV_ADD)  # registered by G, which did not reject the pod
+    q.requeue_failed(qpi, Status.unschedulable("no"), {"F"})
+    assert [p.pod.name for p in q.unschedulable_pods()] == [qpi.pod.name]
+
+
+def test_in_flight_events_are_dropped_once_no_pod_is_in_flight():
+    q, clock = _queue({"F": [ClusterEventWithHint(NODE_ADD)]})
+    q.add(_pod("p"))
+    qpi = q.pop()
+    assert qpi is not None
+    q.move_all_to_active_or_backoff(NODE_ADD)
+    q.done(qpi.pod.uid)
+    assert q._in_flight_events == []

@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from kubesched.sdk import (
+    ActionType,
     ClusterEvent,
     ClusterEventWithHint,
     Pod,
@@ -162,6 +163,13 @@ class SchedulingQueue:
         self._error_backoff = _Heap(_expires_first)
         self._unschedulable: dict[str, QueuedPodInfo] = {}
         self._in_flight: dict[str, QueuedPodInfo] = {}
+        #: kube-scheduler's inFlightEvents: the events seen while pods were in flight (popped,
+        #: until their binding cycle ends), replayed against a pod's hints when it fails, so an
+        #: event that came while it was held at Permit or binding is not lost
+        self._in_flight_events: list[tuple[int, ClusterEvent, Any, Any]] = []
+        self._event_seq = 0
+        #: uid -> the event sequence number when the pod was popped
+        self._popped_at: dict[str, int] = {}
         #: node name -> nominated pods; uid -> node
         self._nominated: dict[str, dict[str, Pod]] = {}
         self._nominated_node: dict[str, str] = {}
@@ -320,6 +328,7 @@ class SchedulingQueue:
     def delete(self, pod: Pod) -> None:
         self._remove_everywhere(pod.uid)
         self._in_flight.pop(pod.uid, None)
+        self._forget_in_flight(pod.uid)
         self.delete_nominated(pod)
 
     def pop(self) -> QueuedPodInfo | None:
@@ -337,6 +346,7 @@ class SchedulingQueue:
         if qpi.initial_attempt_timestamp is None:
             qpi.initial_attempt_timestamp = self._clock.now()
         self._in_flight[qpi.pod.uid] = qpi
+        self._popped_at[qpi.pod.uid] = self._event_seq
         return qpi
 
     def in_flight(self, uid: str) -> bool:
@@ -345,6 +355,16 @@ class SchedulingQueue:
 
     def done(self, uid: str) -> None:
         self._in_flight.pop(uid, None)
+        self._forget_in_flight(uid)
+
+    def _forget_in_flight(self, uid: str) -> None:
+        self._popped_at.pop(uid, None)
+        if not self._popped_at:
+            self._in_flight_events.clear()
+        elif self._in_flight_events:
+            oldest = min(self._popped_at.values())
+            if self._in_flight_events[0][0] <= oldest:
+                self._in_flight_events = [e for e in self._in_flight_events if e[0] > oldest]
 
     def requeue_failed(self, qpi: QueuedPodInfo, status: Status, unschedulable_plugins: Iterable[str] = (), pending_plugins: Iterable[str] = ()) -> None:
         """kube-scheduler's AddUnschedulableIfNotPresent, after a failed attempt. The plugins
@@ -353,6 +373,9 @@ class SchedulingQueue:
         that plugins rejected counts an unschedulable attempt and waits for an event."""
         uid = qpi.pod.uid
         self._in_flight.pop(uid, None)
+        since = self._popped_at.get(uid)
+        events = [e for e in self._in_flight_events if since is not None and e[0] > since]
+        self._forget_in_flight(uid)
         if self.contains(uid):
             return
         qpi.timestamp = self._clock.now()
@@ -368,9 +391,32 @@ class SchedulingQueue:
         if self._error_to_backoff and not qpi.unschedulable_plugins and not qpi.pending_plugins:
             self._requeue(qpi, "after_backoff", "ScheduleAttemptFailure")
             return
+        # determineSchedulingHintForInFlightPod: an event that came while the pod was in flight
+        # and that one of its rejectors' hints says may help requeues it now
+        strategy = "skip"
+        for _seq, event, old, new in events if (qpi.unschedulable_plugins or qpi.pending_plugins) else ():
+            got = self._strategy(qpi, event, old, new)
+            if got == "immediately":
+                strategy = got
+                break
+            if got != "skip":
+                strategy = got
         self._unschedulable[uid] = qpi
+        if strategy != "skip":
+            self._unschedulable.pop(uid, None)
+            self._requeue(qpi, strategy, "ScheduleAttemptFailure")
+            return
         if self._metrics is not None:
             self._metrics.incoming(qpi.pod, "unschedulable", "ScheduleAttemptFailure")
+
+    def registered_for(self, resource: str, action: ActionType) -> bool:
+        """Whether a plugin of some profile registered exactly this resource for this action."""
+        for plugin_events in self._events.values():
+            for evs in plugin_events.values():
+                for ewh in evs or ():
+                    if str(ewh.event.resource) == resource and ewh.event.action & action:
+                        return True
+        return False
 
     def activate(self, pods: Iterable[Pod]) -> None:
         """Move these pods (if waiting in backoff or unschedulable) to activeQ."""
@@ -398,6 +444,9 @@ class SchedulingQueue:
         the API mapping for any other kind."""
         moved = 0
         label = str(event)
+        if self._popped_at:
+            self._event_seq += 1
+            self._in_flight_events.append((self._event_seq, event, old, new))
         for qpi in list(self._unschedulable.values()):
             if precheck is not None and not precheck(qpi.pod):
                 continue

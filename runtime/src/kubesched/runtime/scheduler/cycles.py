@@ -400,6 +400,15 @@ class Cycles:
             self.queue.done(uid)
             log.warning("binding %s to %s: %s; not retried (the pod is bound or gone)", ctx.assumed.key, ctx.host, st.message)
             return
+        if st.is_rejected():
+            # handleBindingCycleError: "Avoid moving the assumed Pod itself as it's always
+            # Unschedulable": the node freed by a rejected pod is announced after its failure is
+            # handled (not an in-flight event of its own) and to the other pods only
+            self.handle_failure(ctx.fw, ctx.qpi, _rejected_on(ctx.qpi.pod, ctx.host, st), None)
+            self.queue.move_all_to_active_or_backoff(
+                _ASSIGNED_POD_DELETE, ctx.assumed, None, precheck=lambda p: p.uid != uid
+            )
+            return
         self.queue.move_all_to_active_or_backoff(_ASSIGNED_POD_DELETE, ctx.assumed, None)
         self.handle_failure(ctx.fw, ctx.qpi, _rejected_on(ctx.qpi.pod, ctx.host, st), None)
 

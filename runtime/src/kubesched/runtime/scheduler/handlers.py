@@ -32,6 +32,7 @@ log = logging.getLogger("kubesched")
 
 _NODE = EventResource.NODE.value
 _ASSIGNED_POD = EventResource.ASSIGNED_POD.value
+_UNSCHEDULED_POD = EventResource.UNSCHEDULABLE_POD.value
 _OTHER_ACTIONS = {"ADDED": ActionType.ADD, "DELETED": ActionType.DELETE}
 
 
@@ -53,6 +54,8 @@ class EventHandlers:
         self.waiting_pods = waiting_pods
         #: the scheduler names this scheduler is responsible for
         self.profiles = profiles
+        #: whether a plugin asked for UnschedulablePod/Add (computed on first use)
+        self._unscheduled_adds: bool | None = None
 
     def handle(self, etype: str, kind: str, old: Mapping[str, Any] | None, new: Mapping[str, Any] | None) -> None:
         if kind == "Node":
@@ -137,6 +140,14 @@ class EventHandlers:
             return  # binding in flight; the assigned update will come
         if etype == "ADDED" or old is None:
             queue.add(pod)
+            # kube-scheduler moves other pods on an unscheduled pod's add only with its
+            # GangScheduling (alpha, off in 1.36): kubesched does when a plugin registered
+            # UnschedulablePod/Add itself (a gang plugin such as kubesched-coscheduling); the
+            # default profile registers none, so it is kube-scheduler's behaviour there.
+            if self._unscheduled_adds is None:
+                self._unscheduled_adds = queue.registered_for(_UNSCHEDULED_POD, ActionType.ADD)
+            if self._unscheduled_adds:
+                queue.move_all_to_active_or_backoff(ClusterEvent(_UNSCHEDULED_POD, ActionType.ADD), None, pod)
         else:
             queue.update(Pod(old), pod)
 
