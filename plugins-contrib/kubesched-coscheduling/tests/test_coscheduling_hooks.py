@@ -343,7 +343,11 @@ def test_queue_sort_keeps_groups_without_creation_time_together() -> None:
 def test_events_to_register_and_their_hints() -> None:
     pl, _h = plugin()
     events = {str(e.event.resource): e for e in pl.events_to_register()}
-    assert set(events) == {"PodGroup", EventResource.POD.value, EventResource.NODE.value}
+    assert set(events) == {"PodGroup", EventResource.POD.value, EventResource.UNSCHEDULABLE_POD.value, EventResource.NODE.value}
+    # an unscheduled member's add, by name (kubesched delivers it to plugins that register it)
+    assert events["UnschedulablePod"].event.action == ActionType.ADD
+    waiting_member = Pod(member("p1", "pg"))
+    assert events["UnschedulablePod"].hint(waiting_member, None, Pod(member("p3", "pg"))) is QueueingHint.QUEUE
     assert events["PodGroup"].event.action == ActionType.ADD | ActionType.UPDATE
     assert events["Pod"].event.action == ActionType.ADD
     # a node that is added, or gets allocatable (the kubelet's first status), labels or taints

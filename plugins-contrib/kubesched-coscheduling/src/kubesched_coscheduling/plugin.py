@@ -363,6 +363,11 @@ class Coscheduling:
         return [
             ClusterEventWithHint(ClusterEvent(KIND, ActionType.ADD | ActionType.UPDATE), self._pod_group_hint),
             ClusterEventWithHint(ClusterEvent(EventResource.POD.value, ActionType.ADD), self._member_pod_hint),
+            # a member created after the others failed ("cannot find enough sibling pods"):
+            # kubesched delivers an unscheduled pod's add to plugins that register it by name
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.UNSCHEDULABLE_POD.value, ActionType.ADD), self._member_pod_hint
+            ),
             # a node added, or one whose allocatable, labels or taints changed (a new node gets its
             # allocatable from the kubelet after it is created), may make room for the whole gang
             ClusterEventWithHint(ClusterEvent(EventResource.NODE.value, _NODE_ACTIONS), self._node_hint),
