@@ -20,7 +20,8 @@ POINTS = {
 # both unusable ('plugin name "X" is registered by two distributions').
 BUILTIN = {
     "AzureDiskLimits", "DefaultBinder", "DefaultPreemption", "DynamicResources", "EBSLimits",
-    "GCEPDLimits", "ImageLocality", "InterPodAffinity", "NodeAffinity", "NodeName", "NodePorts",
+    "GCEPDLimits", "ImageLocality", "InterPodAffinity", "NodeAffinity", "NodeDeclaredFeatures",
+    "NodeName", "NodePorts",
     "NodeResourcesBalancedAllocation", "NodeResourcesFit", "NodeUnschedulable", "NodeVolumeLimits",
     "PodTopologySpread", "PrioritySort", "SchedulingGates", "TaintToleration", "VolumeBinding",
     "VolumeRestrictions", "VolumeZone",
