@@ -1,7 +1,7 @@
 """The Kubernetes writer sends one pod's writes in the order they were issued (kube-scheduler
 v1.36's API dispatcher: one call in flight per object, a newer queued call merged into the older
-one), while different pods' writes go out in parallel; a bind drops the pod's queued status
-write and waits for the one in flight.
+one), while different pods' writes go out in parallel; a bind waits until the pod's status writes
+issued before it (in flight and queued) have landed.
 
 The writer's neighbour, the API server, is a small in-memory one (``FakeApiServer``): it applies
 the status / annotation patches and bindings to its pods as the real one does for these fields,
@@ -243,9 +243,9 @@ def test_many_alternating_writes_for_one_pod_end_with_the_last_ones(api: FakeApi
     assert api.state("p") == ("node-199", {"PodScheduled": "attempt 199"})
 
 
-def test_a_bind_waits_for_the_status_write_in_flight_and_drops_the_queued_one(api: FakeApiServer) -> None:
-    # a binding is more relevant than a status patch (apicalls.Relevances): it overwrites the
-    # queued one and waits for the one in flight; the API server sets PodScheduled=True itself
+def test_a_bind_waits_for_the_status_writes_issued_before_it(api: FakeApiServer) -> None:
+    # kube-scheduler writes a failure's condition and nomination synchronously, before the pod's
+    # next attempt (handleSchedulingFailure -> updatePod): a retried pod's bind lands after them
     first = api.hold("PATCH", _status("p"))
     w = _writer(api)
     bound: list[BaseException | None] = []
@@ -275,6 +275,7 @@ def test_a_bind_waits_for_the_status_write_in_flight_and_drops_the_queued_one(ap
     assert bound == [None]
     assert [_summary(*a) for a in api.applied] == [
         ("status", "p", ["one"], "node-a"),
+        ("status", "p", ["two"], "-"),
         ("bind", "p", "node-a"),
         ("status", "p", ["after the bind"], "-"),
     ]

@@ -12,9 +12,10 @@
   have at most one write in flight; a newer write queued behind it is merged into the one
   already queued (``PodStatusPatchCall.Merge``: the newer condition wins, a nomination of None
   keeps the older one's), so a late retry can never bring back an older condition or a
-  nomination a later write cleared. A bind waits for the pod's status write in flight and drops
-  the queued one (the binding is more relevant and the API server sets ``PodScheduled``
-  itself). Different pods' writes, and events, go out in parallel.
+  nomination a later write cleared. A bind waits until the pod's status writes issued before it
+  (in flight and queued) have landed, as kube-scheduler writes a failure's condition and
+  nomination before the pod's next attempt; later ones wait for the bind. Different pods'
+  writes, and events, go out in parallel.
 """
 
 from __future__ import annotations
@@ -185,14 +186,12 @@ class Writer:
         return bool(md.get("uid") == pod.uid and (cur.get("spec") or {}).get("nodeName") == node_name)
 
     def _take(self, key: _Key) -> None:
-        """Hold ``key`` for a bind: its queued status write is dropped (a binding overwrites a
-        status patch: relevance 2 > 1), one in flight is waited for, later ones wait."""
+        """Hold ``key`` for a bind: the pod's status writes issued before it (queued or in
+        flight) land first, later ones wait for the bind. kube-scheduler writes a failure's
+        condition and nomination before the pod's next attempt can start (handleSchedulingFailure
+        calls updatePod synchronously), so a retried pod's bind never overtakes them."""
         with self._work:
-            if self._queued.pop(key, None) is not None:
-                self._writes_pending -= 1  # its key left in _ready is skipped
-                if not self._writes_pending:
-                    self._done.notify_all()
-            while key in self._busy:
+            while key in self._busy or key in self._queued:
                 self._done.wait()
             self._busy.add(key)
 
