@@ -23,9 +23,12 @@ from e2e_sched import (
 from helpers import make_node, wait_for
 
 PERMIT_WAIT = 5  # permitWaitingTimeSeconds
-GROUP_BACKOFF = 2  # podGroupBackoffSeconds
+# podGroupBackoffSeconds: 0. With kube-scheduler 1.36's queue (SchedulerPopFromBackoffQ) a
+# requeued member is tried at once, and a group backoff then rejects it as "failed recently" until
+# an event comes that ends the backoff, which may not (the plugin's README says so).
+GROUP_BACKOFF = 0
 MEMBERS = 3
-#: How long the incomplete gang is watched: several permit waits and group backoffs.
+#: How long the incomplete gang is watched: several permit waits.
 INCOMPLETE_FOR = 3 * PERMIT_WAIT
 #: The note of a member released from Permit (kube-scheduler reports it as a 1-node FitError).
 HELD_AND_RELEASED = re.compile(
@@ -93,7 +96,7 @@ def test_coscheduling_gang_all_or_nothing(
         created = time.monotonic()
 
         # 1. Room for 2 of 3: the scheduler tries every member (each gets a FailedScheduling
-        # event), and during several permit waits and group backoffs no member is ever bound.
+        # event), and during several permit waits no member is ever bound.
         def assert_none_bound() -> None:
             assert not watcher.snapshot(), f"part of an incomplete gang was bound: {watcher.bound}"
 
