@@ -205,7 +205,7 @@ def test_postfilter_success_stops_later_postfilters_and_nominates(ks, calls):
         ks.nodes(2) + [ks.pod("p")],
     )
     assert "PF1" in calls and "PF2" not in calls
-    assert r.scheduler.queue.nominated_pods_for_node("n2")[0].name == "p"
+    assert r.scheduler.queue.nominator.pods_for_node("n2")[0].name == "p"
     stored = r.cluster.store.get("v1", "Pod", "p", "default")
     assert stored["status"].get("nominatedNodeName") == "n2"
 

@@ -354,7 +354,7 @@ def test_a_failure_clears_the_nomination_unless_post_filter_decides(ks, case):
 
     assert r.result("p").status in ("Unschedulable", "Error")
     assert r.bound() == {}
-    nominated = {n: [x.name for x in q.nominated_pods_for_node(n)] for n in ("n1", "n2")}
+    nominated = {n: [x.name for x in q.nominator.pods_for_node(n)] for n in ("n1", "n2")}
     assert nominated == {n: ["p"] if n == expected else [] for n in ("n1", "n2")}
     stored = r.cluster.store.get("v1", "Pod", "p", "default")["status"]
     assert stored.get("nominatedNodeName") == expected
@@ -373,4 +373,4 @@ def test_a_bound_pod_has_no_nominated_node_name(ks):
     assert stored["spec"]["nodeName"] == r.result("p").node
     assert "nominatedNodeName" not in stored["status"]
     assert [c for c in stored["status"]["conditions"] if c["type"] == "PodScheduled"] == [{"type": "PodScheduled", "status": "True"}]
-    assert r.scheduler.queue.nominated_pods_for_node("n2") == []
+    assert r.scheduler.queue.nominator.pods_for_node("n2") == []

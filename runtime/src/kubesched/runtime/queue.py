@@ -42,6 +42,8 @@ __all__ = [
     "backoff_duration",
 ]
 
+from .nominator import Nominator
+
 log = logging.getLogger("kubesched")
 
 POD_MAX_IN_UNSCHEDULABLE_PODS_DURATION = 5 * 60.0
@@ -162,17 +164,15 @@ class SchedulingQueue:
         #: podErrorBackoffQ (pods that failed with an error): by backoff expiry only
         self._error_backoff = _Heap(_expires_first)
         self._unschedulable: dict[str, QueuedPodInfo] = {}
-        self._in_flight: dict[str, QueuedPodInfo] = {}
+        #: popped pods, until their attempt (binding cycle included) ends: uid -> (the pod, the
+        #: sequence number of the last in-flight event before it was popped)
+        self._in_flight: dict[str, tuple[QueuedPodInfo, int]] = {}
         #: kube-scheduler's inFlightEvents: the events seen while pods were in flight (popped,
         #: until their binding cycle ends), replayed against a pod's hints when it fails, so an
         #: event that came while it was held at Permit or binding is not lost
         self._in_flight_events: list[tuple[int, ClusterEvent, Any, Any]] = []
         self._event_seq = 0
-        #: uid -> the event sequence number when the pod was popped
-        self._popped_at: dict[str, int] = {}
-        #: node name -> nominated pods; uid -> node
-        self._nominated: dict[str, dict[str, Pod]] = {}
-        self._nominated_node: dict[str, str] = {}
+        self.nominator = Nominator()
         #: (plugin, exception type) of the queueing hints that raised and were logged
         self._hint_errors: set[tuple[str, type]] = set()
 
@@ -302,34 +302,33 @@ class SchedulingQueue:
         qpi = QueuedPodInfo(pod, self._clock.now())
         qpi.initial_attempt_timestamp = None
         self._move_to_active(qpi, "PodAdd")
-        self._update_nominated(pod)
+        self.nominator.update(pod)
 
     def update(self, old: Pod | None, new: Pod) -> None:
         uid = new.uid
         if uid in self._in_flight:
-            self._in_flight[uid].pod = new
+            self._in_flight[uid][0].pod = new
             return
         for heap in (self._active, self._backoff, self._error_backoff):
             queued = heap.get(uid)
             if queued is not None:
                 queued.pod = new
-                self._update_nominated(new)
+                self.nominator.update(new)
                 return
         qpi = self._unschedulable.get(uid)
         if qpi is None:
             self.add(new)
             return
         qpi.pod = new
-        self._update_nominated(new)
+        self.nominator.update(new)
         if old is not None and _spec_and_labels(old) == _spec_and_labels(new):
             return  # only status changed: nothing that may make it schedulable
         self._requeue(qpi, "after_backoff", "PodUpdate")
 
     def delete(self, pod: Pod) -> None:
         self._remove_everywhere(pod.uid)
-        self._in_flight.pop(pod.uid, None)
-        self._forget_in_flight(pod.uid)
-        self.delete_nominated(pod)
+        self._land(pod.uid)
+        self.nominator.delete(pod)
 
     def pop(self) -> QueuedPodInfo | None:
         """The next pod by QueueSort, or None; the pod is in flight until done/requeued. When
@@ -345,8 +344,7 @@ class SchedulingQueue:
         qpi.attempts += 1
         if qpi.initial_attempt_timestamp is None:
             qpi.initial_attempt_timestamp = self._clock.now()
-        self._in_flight[qpi.pod.uid] = qpi
-        self._popped_at[qpi.pod.uid] = self._event_seq
+        self._in_flight[qpi.pod.uid] = (qpi, self._event_seq)
         return qpi
 
     def in_flight(self, uid: str) -> bool:
@@ -354,17 +352,21 @@ class SchedulingQueue:
         return uid in self._in_flight
 
     def done(self, uid: str) -> None:
-        self._in_flight.pop(uid, None)
-        self._forget_in_flight(uid)
+        self._land(uid)
 
-    def _forget_in_flight(self, uid: str) -> None:
-        self._popped_at.pop(uid, None)
-        if not self._popped_at:
-            self._in_flight_events.clear()
-        elif self._in_flight_events:
-            oldest = min(self._popped_at.values())
-            if self._in_flight_events[0][0] <= oldest:
-                self._in_flight_events = [e for e in self._in_flight_events if e[0] > oldest]
+    def _land(self, uid: str) -> list[tuple[int, ClusterEvent, Any, Any]]:
+        """The pod's flight ended: the in-flight events it saw (those after its pop), and no
+        event is kept that no pod still in flight could need."""
+        entry = self._in_flight.pop(uid, None)
+        events = self._in_flight_events
+        seen = [e for e in events if e[0] > entry[1]] if entry is not None and events else []
+        if not self._in_flight:
+            events.clear()
+        elif events:
+            oldest = min(since for _qpi, since in self._in_flight.values())
+            if events[0][0] <= oldest:
+                self._in_flight_events = [e for e in events if e[0] > oldest]
+        return seen
 
     def requeue_failed(self, qpi: QueuedPodInfo, status: Status, unschedulable_plugins: Iterable[str] = (), pending_plugins: Iterable[str] = ()) -> None:
         """kube-scheduler's AddUnschedulableIfNotPresent, after a failed attempt. The plugins
@@ -372,40 +374,36 @@ class SchedulingQueue:
         rejected (an error) counts a consecutive error and is retried after its backoff; one
         that plugins rejected counts an unschedulable attempt and waits for an event."""
         uid = qpi.pod.uid
-        self._in_flight.pop(uid, None)
-        since = self._popped_at.get(uid)
-        events = [e for e in self._in_flight_events if since is not None and e[0] > since]
-        self._forget_in_flight(uid)
+        events = self._land(uid)
         if self.contains(uid):
             return
         qpi.timestamp = self._clock.now()
         qpi.unschedulable_plugins = set(unschedulable_plugins)
         qpi.pending_plugins = set(pending_plugins)
         qpi.gating_plugin = ""
-        if qpi.unschedulable_plugins or qpi.pending_plugins:
+        rejected = bool(qpi.unschedulable_plugins or qpi.pending_plugins)
+        if rejected:
             qpi.unschedulable_count += 1
             qpi.consecutive_errors = 0
         else:
             qpi.consecutive_errors += 1
         qpi.backoff_expiration = 0.0  # recomputed from the new counts and timestamp
-        if self._error_to_backoff and not qpi.unschedulable_plugins and not qpi.pending_plugins:
+        if self._error_to_backoff and not rejected:
             self._requeue(qpi, "after_backoff", "ScheduleAttemptFailure")
             return
         # determineSchedulingHintForInFlightPod: an event that came while the pod was in flight
         # and that one of its rejectors' hints says may help requeues it now
         strategy = "skip"
-        for _seq, event, old, new in events if (qpi.unschedulable_plugins or qpi.pending_plugins) else ():
+        for _seq, event, old, new in events if rejected else ():
             got = self._strategy(qpi, event, old, new)
-            if got == "immediately":
-                strategy = got
-                break
             if got != "skip":
                 strategy = got
-        self._unschedulable[uid] = qpi
+                if got == "immediately":
+                    break
         if strategy != "skip":
-            self._unschedulable.pop(uid, None)
             self._requeue(qpi, strategy, "ScheduleAttemptFailure")
             return
+        self._unschedulable[uid] = qpi
         if self._metrics is not None:
             self._metrics.incoming(qpi.pod, "unschedulable", "ScheduleAttemptFailure")
 
@@ -444,7 +442,7 @@ class SchedulingQueue:
         the API mapping for any other kind."""
         moved = 0
         label = str(event)
-        if self._popped_at:
+        if self._in_flight:
             self._event_seq += 1
             self._in_flight_events.append((self._event_seq, event, old, new))
         for qpi in list(self._unschedulable.values()):
@@ -553,34 +551,6 @@ class SchedulingQueue:
         stale = [q for q in self._unschedulable.values() if not q.gating_plugin and now - q.timestamp > max_duration]
         event = str(UNSCHEDULABLE_TIMEOUT)
         return sum(1 for qpi in stale if self._requeue(qpi, "after_backoff", event))
-
-    # nominator ----------------------------------------------------------------------------------
-    def _update_nominated(self, pod: Pod) -> None:
-        # a nomination this scheduler set stays until the pod is bound or deleted
-        nn = pod.nominated_node_name
-        if nn:
-            self.add_nominated(pod, nn)
-
-    def add_nominated(self, pod: Pod, node_name: str) -> None:
-        self.delete_nominated(pod)
-        self._nominated_node[pod.uid] = node_name
-        self._nominated.setdefault(node_name, {})[pod.uid] = pod
-
-    def delete_nominated(self, pod: Pod) -> None:
-        node = self._nominated_node.pop(pod.uid, None)
-        if node is not None:
-            d = self._nominated.get(node)
-            if d is not None:
-                d.pop(pod.uid, None)
-                if not d:
-                    del self._nominated[node]
-
-    def has_nominated_pods(self) -> bool:
-        return bool(self._nominated)
-
-    def nominated_pods_for_node(self, node_name: str) -> list[Pod]:
-        d = self._nominated.get(node_name)
-        return list(d.values()) if d else []
 
 
 def _expires_first(a: QueuedPodInfo, b: QueuedPodInfo) -> bool:

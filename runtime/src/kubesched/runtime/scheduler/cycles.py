@@ -164,7 +164,7 @@ class Cycles:
         if state.pods_to_activate:
             self.queue.activate(list(state.pods_to_activate.values()))
             state.pods_to_activate = {}
-        self.queue.delete_nominated(pod)
+        self.queue.nominator.delete(pod)
         if self.metrics is not None:
             self.metrics.attempt(fw.profile_name, "scheduled", time.perf_counter() - start)
         if self.recorder is not None:
@@ -261,9 +261,9 @@ class Cycles:
             return
         rejected = fit is not None or status.is_rejected()
         if nominated:
-            self.queue.add_nominated(Pod({**pod.raw, "status": {**pod.status, "nominatedNodeName": nominated}}), nominated)
+            self.queue.nominator.add(Pod({**pod.raw, "status": {**pod.status, "nominatedNodeName": nominated}}), nominated)
         elif nominated is not None:
-            self.queue.delete_nominated(pod)
+            self.queue.nominator.delete(pod)
         if fit is not None:
             requeue_status = status if status.is_rejected() else Status(Code.UNSCHEDULABLE, msg)
             self.queue.requeue_failed(qpi, requeue_status, fit.diagnosis.unschedulable_plugins, fit.diagnosis.pending_plugins)

@@ -118,7 +118,7 @@ class EventHandlers:
             old_pod = Pod(old) if old is not None else None
             was_assigned = old_pod is not None and bool(old_pod.node_name)
             if cache.is_assumed(pod.uid):
-                queue.delete_nominated(pod)  # our own bind: the pod is in flight, not queued
+                queue.nominator.delete(pod)  # our own bind: the pod is in flight, not queued
             else:
                 queue.delete(pod)
             cache.add_pod(pod)

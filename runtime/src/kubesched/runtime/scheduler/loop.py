@@ -201,10 +201,10 @@ class Scheduler:
         return fw.run_pre_enqueue(pod)
 
     def _nominated_for_node(self, node_name: str) -> list[Pod]:
-        return self.queue.nominated_pods_for_node(node_name)
+        return self.queue.nominator.pods_for_node(node_name)
 
     def _has_nominated_pods(self) -> bool:
-        return self.queue.has_nominated_pods()
+        return self.queue.nominator.any()
 
     # messages (the loop) ------------------------------------------------------------------------
     def drain(self) -> bool:
