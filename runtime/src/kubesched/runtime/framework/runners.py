@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     from ..config import Profile
     from ..registry import Registry
 
-__all__ = ["FrameworkImpl"]
+__all__ = ["FrameworkImpl", "no_common_nodes"]
 
 log = logging.getLogger("kubesched.framework")
 
@@ -54,6 +54,16 @@ log = logging.getLogger("kubesched.framework")
 def _status_error(point: str, name: str, st: Status) -> Status:
     """A plugin's Error (or other non-rejecting) status, as the point reports it."""
     return Status(Code.ERROR, f'running {point} plugin "{name}": {st.message}', plugin=name, error=st.error)
+
+
+def no_common_nodes(plugins: set[str]) -> Status:
+    """RunPreFilterPlugins' status when the PreFilterResults of ``plugins`` leave no node."""
+    names = sorted(plugins)
+    if len(names) == 1:
+        msg = f"node(s) didn't satisfy plugin {names[0]}"
+    else:
+        msg = f"node(s) didn't satisfy plugin(s) [{' '.join(names)}] simultaneously"
+    return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, msg)
 
 
 class FrameworkImpl(ScoreRunners, ReuseAndBatch):
@@ -177,12 +187,7 @@ class FrameworkImpl(ScoreRunners, ReuseAndBatch):
                 plugins_with_nodes.add(name)
             result = (result or PreFilterResult()).merge(r)
             if result is not None and not result.all_nodes() and not result.node_names:
-                names = sorted(plugins_with_nodes)
-                if len(names) == 1:
-                    msg = f"node(s) didn't satisfy plugin {names[0]}"
-                else:
-                    msg = f"node(s) didn't satisfy plugin(s) [{' '.join(names)}] simultaneously"
-                return result, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, msg), plugins_with_nodes
+                return result, no_common_nodes(plugins_with_nodes), plugins_with_nodes
         return result, return_status, plugins_with_nodes
 
     def _run_pre_filter_extension(self, hook: str, label: str, state: CycleState, pod: Pod, other: Pod, node_info: NodeInfo) -> Status:

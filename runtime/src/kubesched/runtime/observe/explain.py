@@ -24,6 +24,7 @@ from typing import Any
 from kubesched.sdk import Code, CycleState, NodeInfo, Pod, PreFilterResult, Status
 
 from ..framework.contract import contract_error, plugin_error, split_result
+from ..framework.runners import no_common_nodes
 
 __all__ = ["ANNOTATION_PREFIX", "Explanation", "ResultRecorder", "explain_pod"]
 
@@ -204,9 +205,7 @@ def explain_pod(framework: Any, snapshot: Any, pod: Pod, *, select: Callable[[li
             narrowing.add(name)
         result = (result or PreFilterResult()).merge(r)
         if result is not None and not result.all_nodes() and not result.node_names:
-            names = sorted(narrowing)
-            msg = f"node(s) didn't satisfy plugin {names[0]}" if len(names) == 1 else f"node(s) didn't satisfy plugin(s) [{' '.join(names)}] simultaneously"
-            rejected = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, msg)
+            rejected = no_common_nodes(narrowing)
             stopped = True
     diag = Diagnosis()
     if rejected is not None:
