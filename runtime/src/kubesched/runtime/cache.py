@@ -57,6 +57,8 @@ class Cache:
             self._remove_images(ni)
         ni._set_node(node)
         self._add_images(ni)
+        if self._snapshot is not None:
+            self._snapshot.mark_dirty(node.name)
         zk = zone_key(node)
         old_zk = self._node_zone.get(node.name)
         if old_zk != zk:
@@ -123,6 +125,8 @@ class Cache:
         ni._add_pod(pod)
         self._pods[pod.uid] = pod
         self._pod_node[pod.uid] = pod.node_name
+        if self._snapshot is not None:
+            self._snapshot.mark_dirty(pod.node_name)
         if self._snapshot is not None and (had_aff != bool(ni.pods_with_affinity) or had_anti != bool(ni.pods_with_required_anti_affinity)):
             self._snapshot.invalidate_affinity_lists()
 
@@ -141,6 +145,8 @@ class Cache:
                 pass
             if ni.node is None and not ni.pods:
                 del self._nodes[node]
+            if self._snapshot is not None:
+                self._snapshot.mark_dirty(node)
             if self._snapshot is not None and (had_aff != bool(ni.pods_with_affinity) or had_anti != bool(ni.pods_with_required_anti_affinity)):
                 self._snapshot.invalidate_affinity_lists()
         return pod
@@ -201,6 +207,7 @@ class Cache:
         """The snapshot for the next cycle; the node list is rebuilt only when nodes come or go."""
         if self._snapshot is None or self._order_dirty:
             self._snapshot = Snapshot(self._ordered())
+            self._snapshot._managed = True
             self._order_dirty = False
         self._snapshot.generation = self._nodes_epoch
         return self._snapshot

@@ -8,7 +8,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from kubesched.sdk import Code, CycleState, NodeInfo, Pod, Status
+from kubesched.sdk.columns import rows_of
 
 from .framework.interface import Framework, NodePluginScores
 from .snapshot import Snapshot
@@ -43,15 +46,84 @@ def num_feasible_nodes_to_find(percentage_of_nodes_to_score: int | None, num_all
     return num
 
 
-@dataclass
 class Diagnosis:
-    node_to_status: dict[str, Status] = field(default_factory=dict)
-    #: the status of nodes not in node_to_status (rejected before Filter)
-    absent_status: Status | None = None
-    unschedulable_plugins: set[str] = field(default_factory=set)
-    pending_plugins: set[str] = field(default_factory=set)
-    pre_filter_msg: str = ""
-    post_filter_msg: str = ""
+    """What Filter said about the nodes of a cycle: each rejected node's status, the plugins
+    that rejected some node (the queue requeues the pod on their events), the messages.
+
+    The column form of Filter leaves its rejections as arrays (:meth:`rejected_columns`);
+    ``node_to_status`` builds the mapping when something reads it."""
+
+    __slots__ = (
+        "_columns",
+        "_node_to_status",
+        "absent_status",
+        "pending_plugins",
+        "post_filter_msg",
+        "pre_filter_msg",
+        "unschedulable_plugins",
+    )
+
+    def __init__(
+        self,
+        node_to_status: dict[str, Status] | None = None,
+        absent_status: Status | None = None,
+        unschedulable_plugins: set[str] | None = None,
+        pending_plugins: set[str] | None = None,
+        pre_filter_msg: str = "",
+        post_filter_msg: str = "",
+    ) -> None:
+        self._node_to_status: dict[str, Status] = node_to_status if node_to_status is not None else {}
+        #: the status of nodes not in node_to_status (rejected before Filter)
+        self.absent_status = absent_status
+        self.unschedulable_plugins: set[str] = unschedulable_plugins if unschedulable_plugins is not None else set()
+        self.pending_plugins: set[str] = pending_plugins if pending_plugins is not None else set()
+        self.pre_filter_msg = pre_filter_msg
+        self.post_filter_msg = post_filter_msg
+        #: rejections of the column form not yet in _node_to_status: (names, rows, codes, table)
+        self._columns: tuple[Sequence[str], Any, Any, Sequence[Status]] | None = None
+
+    def __repr__(self) -> str:
+        return f"Diagnosis(node_to_status={self.node_to_status!r}, absent_status={self.absent_status!r}, unschedulable_plugins={self.unschedulable_plugins!r}, pending_plugins={self.pending_plugins!r}, pre_filter_msg={self.pre_filter_msg!r}, post_filter_msg={self.post_filter_msg!r})"
+
+    @property
+    def node_to_status(self) -> dict[str, Status]:
+        """Node name -> the status of the Filter plugin that rejected it."""
+        if self._columns is not None:
+            names, rows, codes, table = self._columns
+            self._columns = None
+            d = self._node_to_status
+            for r, c in zip(rows.tolist(), codes.tolist()):
+                d[names[r]] = table[c]
+        return self._node_to_status
+
+    def rejected_count(self) -> int:
+        """``len(node_to_status)`` without building it."""
+        cols = self._columns
+        return len(self._node_to_status) + (0 if cols is None else len(cols[1]))
+
+    def rejected_columns(self, names: Sequence[str], rows: Any, codes: Any, table: Sequence[Status]) -> None:
+        """The column form's rejections: node ``names[rows[k]]`` has status ``table[codes[k]]``
+        (the plugins named by those statuses join unschedulable/pending_plugins now)."""
+        if self._columns is not None:
+            self.node_to_status  # noqa: B018 - fold the earlier ones in first
+        self._columns = (names, rows, codes, table)
+        for c in set(codes.tolist()):
+            self.add_plugin_status(table[c])
+
+    def reason_counts(self) -> dict[str, int]:
+        """How many nodes gave each reason (the FitError's histogram, absent nodes excluded)."""
+        reasons: dict[str, int] = {}
+        cols = self._columns
+        for st in self._node_to_status.values():
+            for r in st.reasons:
+                reasons[r] = reasons.get(r, 0) + 1
+        if cols is not None:
+            _names, _rows, codes, table = cols
+            values, counts = np.unique(codes, return_counts=True)
+            for c, k in zip(values.tolist(), counts.tolist()):
+                for r in table[c].reasons:
+                    reasons[r] = reasons.get(r, 0) + k
+        return reasons
 
     def add_plugin_status(self, st: Status) -> None:
         if not st.plugin:
@@ -106,11 +178,8 @@ class FitError(Exception):
         if d.pre_filter_msg:
             msg += f" {d.pre_filter_msg}."
         else:
-            reasons: dict[str, int] = {}
-            for st in d.node_to_status.values():
-                for r in st.reasons:
-                    reasons[r] = reasons.get(r, 0) + 1
-            absent = self.num_all_nodes - len(d.node_to_status)
+            reasons = d.reason_counts()
+            absent = self.num_all_nodes - d.rejected_count()
             if absent > 0 and d.absent_status is not None:
                 for r in d.absent_status.reasons:
                     reasons[r] = reasons.get(r, 0) + absent
@@ -157,7 +226,7 @@ class Scheduling:
         if not feasible:
             raise FitError(pod, len(all_nodes), diagnosis)
         if len(feasible) == 1:
-            res = ScheduleResult(feasible[0].name, 1 + len(diagnosis.node_to_status), 1, diagnosis=diagnosis)
+            res = ScheduleResult(feasible[0].name, 1 + diagnosis.rejected_count(), 1, diagnosis=diagnosis)
             if keep_scores:
                 scores, st = self.prioritize_nodes(fwk, state, pod, feasible, details=True)
                 res.scores = scores
@@ -165,10 +234,24 @@ class Scheduling:
         if not fwk.has_score_plugins():
             scores, st = self.prioritize_nodes(fwk, state, pod, feasible)
             host = self.select_host(scores)
-            return ScheduleResult(host, len(feasible) + len(diagnosis.node_to_status), len(feasible), scores if keep_scores else [], diagnosis)
+            return ScheduleResult(host, len(feasible) + diagnosis.rejected_count(), len(feasible), scores if keep_scores else [], diagnosis)
         st = fwk.run_pre_score_plugins(state, pod, feasible)
         if not st.is_success():
             raise SchedulingError(st)
+        if not keep_scores:
+            centries = fwk.column_scores(state)
+            if centries is not None:
+                cols = snapshot.columns
+                rows = self._feasible_rows
+                if rows is None or len(rows) != len(feasible):
+                    rows = rows_of(cols, feasible)
+                total = fwk.run_score_columns(state, pod, cols, rows, centries)
+                if isinstance(total, Status):
+                    raise SchedulingError(total)
+                if total is not None:
+                    tops = np.flatnonzero(total == total.max())
+                    k = int(tops[0]) if len(tops) == 1 else int(tops[self.rng.randrange(len(tops))])
+                    return ScheduleResult(feasible[k].name, len(feasible) + diagnosis.rejected_count(), len(feasible), [], diagnosis)
         reuse = _reuse_table(fwk, "score", fwk.active_scores(state), pod, snapshot.generation)
         if not keep_scores:
             totals, st = fwk.score_totals(state, pod, feasible, reuse=reuse)
@@ -177,17 +260,18 @@ class Scheduling:
             top = max(totals)
             best = [i for i, t in enumerate(totals) if t == top]
             host = feasible[best[0] if len(best) == 1 else best[self.rng.randrange(len(best))]].name
-            return ScheduleResult(host, len(feasible) + len(diagnosis.node_to_status), len(feasible), [], diagnosis)
+            return ScheduleResult(host, len(feasible) + diagnosis.rejected_count(), len(feasible), [], diagnosis)
         scores, st = fwk.run_score_plugins(state, pod, feasible, details=True, reuse=reuse)
         if not st.is_success():
             raise SchedulingError(st)
         host = self.select_host(scores)
-        return ScheduleResult(host, len(feasible) + len(diagnosis.node_to_status), len(feasible), scores, diagnosis)
+        return ScheduleResult(host, len(feasible) + diagnosis.rejected_count(), len(feasible), scores, diagnosis)
 
     def find_nodes_that_fit_pod(
         self, fwk: Framework, state: CycleState, pod: Pod, snapshot: Snapshot
     ) -> tuple[list[NodeInfo], Diagnosis]:
         diagnosis = Diagnosis()
+        self._feasible_rows = None
         all_nodes = snapshot.list()
         pre_res, st, plugins_with_nodes = fwk.run_pre_filter(state, pod, all_nodes)
         diagnosis.unschedulable_plugins = set(plugins_with_nodes)
@@ -206,8 +290,11 @@ class Scheduling:
         if pre_res is not None and not pre_res.all_nodes():
             nodes = [ni for name in sorted(pre_res.node_names or ()) if (ni := _get(snapshot, name)) is not None]
             diagnosis.narrowed_by_pre_filter(plugins_with_nodes)
-        feasible = self._pass_filters(fwk, state, pod, diagnosis, nodes, snapshot.generation)
-        processed = len(feasible) + len(diagnosis.node_to_status)
+            feasible = self._pass_filters(fwk, state, pod, diagnosis, nodes, snapshot.generation)
+        else:
+            got = self._pass_filters_columns(fwk, state, pod, diagnosis, snapshot)
+            feasible = self._pass_filters(fwk, state, pod, diagnosis, nodes, snapshot.generation) if got is None else got
+        processed = len(feasible) + diagnosis.rejected_count()
         self.next_start_node_index = (self.next_start_node_index + processed) % len(all_nodes)
         return feasible, diagnosis
 
@@ -287,6 +374,59 @@ class Scheduling:
                     statuses[ni.name] = st
                     diagnosis.add_plugin_status(st)
         return feasible
+
+    def _pass_filters_columns(
+        self, fwk: Framework, state: CycleState, pod: Pod, diagnosis: Diagnosis, snapshot: Snapshot
+    ) -> list[NodeInfo] | None:
+        """Filter over every node through the plugins' column forms, with the semantics of
+        :meth:`_pass_filters` (rotating start, the cut after enough feasible nodes, the first
+        rejecting plugin's status per node); None when the cycle cannot use them (a plugin
+        without a column form or one that declined, nominated pods)."""
+        if not fwk.has_filter_plugins() or (fwk.services is not None and fwk.services.has_nominated_pods()):
+            return None
+        centries = fwk.column_filters(state, fwk.active_filters(state))
+        if centries is None:
+            return None
+        cols = snapshot.columns
+        got = fwk.run_filter_columns(state, pod, cols, centries)
+        if got is None:
+            return None
+        if isinstance(got, Status):
+            raise SchedulingError(got)
+        first, table = got
+        n = cols.n
+        pct = fwk.percentage_of_nodes_to_score
+        if pct is None:
+            pct = self.global_percentage
+        to_find = num_feasible_nodes_to_find(pct, n)
+        start = self.next_start_node_index % n
+        order = np.arange(start, start + n)
+        if start:
+            order[n - start :] -= n
+        rot = first[order]
+        pos = np.flatnonzero(rot == 0)
+        if len(pos) >= to_find:
+            pos = pos[:to_find]
+            processed = int(pos[-1]) + 1 if to_find else 0
+        else:
+            processed = n
+        if processed > len(pos):
+            seen = rot[:processed]
+            rej = np.flatnonzero(seen)
+            codes = seen[rej]
+            if len(table) > 1:
+                errs = [c for c in np.unique(codes).tolist() if table[c].code is Code.ERROR]
+                if errs:
+                    # the walk stops at the first node with an Error (in order)
+                    k = int(np.flatnonzero(np.isin(codes, errs))[0])
+                    raise SchedulingError(table[int(codes[k])])
+            diagnosis.rejected_columns(cols.names, order[rej], codes, table)
+        self._feasible_rows = order[pos]
+        infos = cols.infos
+        return [infos[r] for r in self._feasible_rows.tolist()]
+
+    #: the rows (in the snapshot's columns) of the last column-form Filter's feasible nodes
+    _feasible_rows: Any = None
 
     #: the smallest chunk of nodes given to batch Filter forms at once
     MIN_FILTER_CHUNK = 32

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from kubesched.sdk import ImageStateSummary, Node, NodeInfo, Pod
+from kubesched.sdk import ImageStateSummary, Node, NodeColumns, NodeInfo, Pod
 
 __all__ = ["Snapshot", "update_image_states"]
 
@@ -39,7 +39,7 @@ def update_image_states(node_infos: Iterable[NodeInfo]) -> None:
 class Snapshot:
     """An ordered set of NodeInfos with the two affinity sublists kube-scheduler keeps."""
 
-    __slots__ = ("_affinity", "_anti_affinity", "_by_name", "_list", "generation")
+    __slots__ = ("_affinity", "_anti_affinity", "_by_name", "_columns", "_dirty", "_list", "_managed", "generation")
 
     def __init__(self, node_infos: Iterable[NodeInfo] = ()) -> None:
         self._list: list[NodeInfo] = [ni for ni in node_infos if ni.node is not None]
@@ -47,6 +47,11 @@ class Snapshot:
         self._affinity: list[NodeInfo] | None = None
         self._anti_affinity: list[NodeInfo] | None = None
         self.generation = 0
+        self._columns: NodeColumns | None = None
+        #: names of nodes whose NodeInfo changed since the columns were last refreshed (kept
+        #: by the cache that owns this snapshot, ``_managed``)
+        self._dirty: set[str] = set()
+        self._managed = False
 
     @classmethod
     def from_objects(
@@ -89,6 +94,27 @@ class Snapshot:
     def invalidate_affinity_lists(self) -> None:
         self._affinity = None
         self._anti_affinity = None
+
+    @property
+    def columns(self) -> NodeColumns:
+        """The nodes as columns (row ``i`` is ``list()[i]``), up to date with the NodeInfos."""
+        c = self._columns
+        if c is None:
+            c = self._columns = NodeColumns(self._list)
+            self._dirty.clear()
+        elif self._managed:
+            if self._dirty:
+                index = c.index
+                c.refresh([index[n] for n in self._dirty if n in index])
+                self._dirty.clear()
+        else:
+            c.refresh()
+        return c
+
+    def mark_dirty(self, name: str) -> None:
+        """The NodeInfo of ``name`` changed (the owning cache calls it)."""
+        if self._columns is not None:
+            self._dirty.add(name)
 
     def __len__(self) -> int:
         return len(self._list)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import pluggy
 
 from .args import ArgsError, args_schema, build_args
+from .columns import NodeColumns, default_normalize_columns
 from .cycle_state import CycleState, StateData, StateError
 from .events import (
     ActionType,
@@ -106,6 +107,7 @@ __all__ = [
     "InvalidObjectError",
     "LabelSelector",
     "Node",
+    "NodeColumns",
     "NodeInfo",
     "NodeInfoLister",
     "NodeScore",
@@ -135,6 +137,7 @@ __all__ = [
     "__version__",
     "args_schema",
     "build_args",
+    "default_normalize_columns",
     "default_normalize_score",
     "extension_point",
     "find_untolerated_taint",

@@ -22,6 +22,7 @@ from .points import EXTENSION_POINTS
 from .points import OTHER_HOOKS as _OTHER_HOOKS
 
 if TYPE_CHECKING:
+    from .columns import NodeColumns
     from .cycle_state import CycleState
     from .events import ClusterEvent, ClusterEventWithHint
     from .objects import NodeInfo, Pod, QueuedPodInfo
@@ -151,6 +152,45 @@ def filter_batch(state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Sequ
     feasible nodes are found, and results for nodes past that point are discarded). If it
     raises or returns a list of the wrong length, a warning is logged and the plugin's
     ``filter`` decides for those nodes, node by node.
+    """
+
+
+@hookspec
+def filter_columns(state: CycleState, pod: Pod, columns: NodeColumns) -> Any:
+    """Filter for every node at once, over the snapshot's columns (numpy arrays, one row per
+    node: :class:`~kubesched.sdk.columns.NodeColumns`). Optional, and only beside ``filter``
+    (the reference: preemption, nominated pods, ``kubesched explain`` and traced cycles call it).
+
+    Return ``(codes, statuses)``: ``codes`` an integer array of ``len(columns)`` entries, 0 where
+    the node passes, ``c > 0`` where ``filter`` would return ``statuses[c]`` for it (a Status;
+    ``statuses[0]`` is not read). Return ``None`` to let ``filter`` decide node by node for this
+    pod (e.g. a case the column form does not cover).
+
+    When every Filter plugin active for a pod (not skipped by PreFilter) has this form, the
+    framework runs them all over every node and keeps kube-scheduler's semantics exactly: a
+    node's status is the first plugin's in configured order that rejects it, the feasible nodes
+    are taken in the rotating node order and the search stops after the same number of nodes.
+    Otherwise ``filter_batch``/``filter`` run. A wrong shape or an exception is an Error.
+    """
+
+
+@hookspec
+def score_columns(state: CycleState, pod: Pod, columns: NodeColumns, rows: Any) -> Any:
+    """Score for many nodes at once: ``rows`` (an integer array) are the feasible nodes' rows
+    in ``columns``; return an int64 array of their raw scores, in order, equal to what
+    ``score`` returns for each, or a Status with code Error, or ``None`` to let ``score`` run
+    node by node for this pod. Optional, and only beside ``score``. A plugin with
+    ``normalize_score`` gives ``normalize_score_columns`` too, or its normalization runs on
+    NodeScore lists. A wrong shape or an exception is an Error.
+    """
+
+
+@hookspec
+def normalize_score_columns(state: CycleState, pod: Pod, scores: Any) -> Any:
+    """NormalizeScore on a column: ``scores`` is an int64 array of this plugin's raw scores (one
+    per feasible node, in order); return the normalized array (a new one), or a Status. Must
+    agree with ``normalize_score``. ``kubesched.sdk.columns.default_normalize_columns`` is
+    :func:`~kubesched.sdk.default_normalize_score` for columns.
     """
 
 

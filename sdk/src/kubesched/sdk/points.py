@@ -83,6 +83,7 @@ EXTENSION_POINTS: tuple[ExtensionPoint, ...] = (
         "Filter",
         ("filter", "Filter", True, _STATUS),
         ("filter_batch", "FilterBatch", False, _STATUSES),
+        ("filter_columns", "FilterColumns", False, "None or a (codes array, statuses) tuple"),
     ),
     _point(
         "postFilter",
@@ -95,7 +96,9 @@ EXTENSION_POINTS: tuple[ExtensionPoint, ...] = (
         "Score",
         ("score", "Score", True, "an int (or an (int, Status) tuple)"),
         ("score_batch", "ScoreBatch", False, "a sequence of int, one per node, or a Status"),
+        ("score_columns", "ScoreColumns", False, "None, an int64 array, one per row, or a Status"),
         ("normalize_score", "NormalizeScore", False, _STATUS),
+        ("normalize_score_columns", "NormalizeScoreColumns", False, "an int64 array, one per score, or a Status"),
     ),
     _point(
         "reserve",

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from kubesched.sdk import (
     ClusterEventWithHint,
     CycleState,
+    NodeColumns,
     NodeInfo,
     Pod,
     PostFilterResult,
@@ -55,6 +56,8 @@ class Framework(Protocol):
     reuse_results: bool
     #: use the batch forms filter_batch/score_batch (settable)
     use_batch: bool
+    #: use the column forms filter_columns/score_columns (settable)
+    use_columns: bool
 
     @classmethod
     def build(cls, profile: Profile, registry: Registry, services: FrameworkServices, *, source: str | None = None) -> Framework:
@@ -109,6 +112,18 @@ class Framework(Protocol):
     def run_filter_plugins_batch(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo], entries: list[Entry], use_batch: bool = True
     ) -> list[Status] | Status: ...
+    def column_filters(self, state: CycleState, entries: list[Entry]) -> list[Entry] | None: ...
+    def run_filter_columns(self, state: CycleState, pod: Pod, columns: NodeColumns, centries: list[Entry]) -> tuple[Any, list[Status]] | Status | None: ...
+    def column_scores(self, state: CycleState) -> list[tuple[str, Callable[..., Any], Callable[..., Any] | None, int]] | None: ...
+    def run_score_columns(
+        self,
+        state: CycleState,
+        pod: Pod,
+        columns: NodeColumns,
+        rows: Any,
+        centries: Sequence[tuple[str, Callable[..., Any], Callable[..., Any] | None, int]],
+        details: list[tuple[str, Any, Any, int]] | None = None,
+    ) -> Any: ...
     def run_filter_plugins_with_nominated_pods(self, state: CycleState, pod: Pod, node_info: NodeInfo, entries: list[Entry] | None = None) -> Status: ...
     def run_post_filter(self, state: CycleState, pod: Pod, filtered_node_status: Mapping[str, Status]) -> tuple[PostFilterResult | None, Status]: ...
     def run_pre_score_plugins(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status: ...

@@ -28,6 +28,7 @@ from kubesched.sdk import (
 )
 from kubesched.sdk.points import HOOKS
 
+from .columns import ColumnRunners
 from .contract import (
     SUCCESS,
     contract_error,
@@ -66,7 +67,7 @@ def no_common_nodes(plugins: set[str]) -> Status:
     return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, msg)
 
 
-class FrameworkImpl(ScoreRunners, ReuseAndBatch):
+class FrameworkImpl(ScoreRunners, ReuseAndBatch, ColumnRunners):
     """The plugins of one profile, wired to extension points (built by
     :func:`~kubesched.runtime.framework.wiring.build_framework`)."""
 
@@ -97,6 +98,12 @@ class FrameworkImpl(ScoreRunners, ReuseAndBatch):
         self.score_batch: dict[str, Callable[..., Any]] = {}
         #: use the batch forms (off while tracing: a trace shows every per-node call)
         self.use_batch = True
+        #: column forms (filter_columns / score_columns / normalize_score_columns) beside the
+        #: per-node forms, and whether cycles use them (off while tracing)
+        self.filter_columns: dict[str, Callable[..., Any]] = {}
+        self.score_columns: dict[str, Callable[..., Any]] = {}
+        self.normalize_columns: dict[str, Callable[..., Any]] = {}
+        self.use_columns = True
         self._closed = False
 
     @classmethod

@@ -27,7 +27,7 @@ __all__ = ["build_framework"]
 
 #: hooks called without the tracer: QueueSort runs inside the queue's heap, and the batch forms
 #: are off while tracing (a trace shows every per-node call)
-_UNTRACED = frozenset({"queue_sort_less", "filter_batch", "score_batch"})
+_UNTRACED = frozenset({"queue_sort_less", "filter_batch", "score_batch", "filter_columns", "score_columns", "normalize_score_columns"})
 #: hooks run in reverse configured order (kube-scheduler's Unreserve)
 _REVERSED = frozenset({"unreserve"})
 
@@ -180,6 +180,9 @@ def _collect(fw: FrameworkImpl, pm: pluggy.PluginManager, tracer: Any) -> None:
     fw.filter_batch = {n: fn for n, fn in fw.entries["filter_batch"] if n in filter_names}
     score_names = {name for name, _ in fw.entries["score"]}
     fw.score_batch = {n: fn for n, fn in fw.entries["score_batch"] if n in score_names}
+    fw.filter_columns = {n: fn for n, fn in fw.entries["filter_columns"] if n in filter_names}
+    fw.score_columns = {n: fn for n, fn in fw.entries["score_columns"] if n in score_names}
+    fw.normalize_columns = {n: fn for n, fn in fw.entries["normalize_score_columns"] if n in fw.normalize}
     sign_impls = _impls(pm, "sign_pod")
     for name in dict.fromkeys(fw.points.get("filter", []) + fw.points.get("score", [])):
         impl = sign_impls.get(name)
@@ -188,6 +191,7 @@ def _collect(fw: FrameworkImpl, pm: pluggy.PluginManager, tracer: Any) -> None:
     if tracer is not None:
         fw.reuse_results = False  # a trace shows every plugin call
         fw.use_batch = False
+        fw.use_columns = False
 
 
 def _events(fw: FrameworkImpl, pm: pluggy.PluginManager, source: str | None, field: str) -> dict[str, list[ClusterEventWithHint] | None]:

@@ -1,0 +1,213 @@
+"""The column forms of Filter and Score (``filter_columns``, ``score_columns``,
+``normalize_score_columns``): every node at once over the snapshot's
+:class:`~kubesched.sdk.NodeColumns`, with the semantics of the per-node hooks.
+
+A cycle uses them only when every active plugin of the point has its column form (otherwise the
+per-node and batch forms run, as before): Filter keeps each node's first rejecting plugin in
+configured order; Score keeps the weights, NormalizeScore and the range check.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from kubesched.sdk import (
+    MAX_NODE_SCORE,
+    MIN_NODE_SCORE,
+    Code,
+    CycleState,
+    NodeColumns,
+    NodeScore,
+    Pod,
+    Status,
+)
+
+from .contract import SUCCESS, contract_error, filter_verdict, plugin_error
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
+    from .interface import Entry
+
+__all__ = ["ColumnRunners"]
+
+
+class ColumnRunners:
+    """The column forms' part of ``FrameworkImpl``."""
+
+    filter_columns: dict[str, Callable[..., Any]]
+    score_columns: dict[str, Callable[..., Any]]
+    normalize_columns: dict[str, Callable[..., Any]]
+    normalize: dict[str, Callable[..., Any]]
+    score_weights: dict[str, int]
+    #: use the column forms (settable; off while tracing)
+    use_columns: bool
+
+    if TYPE_CHECKING:
+
+        def active_scores(self, state: CycleState) -> list[Entry]: ...
+
+    # Filter -------------------------------------------------------------------------------------
+    def column_filters(self, state: CycleState, entries: list[Entry]) -> list[Entry] | None:
+        """The column forms of ``entries`` (the active Filter plugins), or None when one of
+        them has none (or the cycle times each plugin call)."""
+        if not self.use_columns or state.record_plugin_metrics:
+            return None
+        fc = self.filter_columns
+        out = []
+        for name, _fn in entries:
+            f = fc.get(name)
+            if f is None:
+                return None
+            out.append((name, f))
+        return out
+
+    def run_filter_columns(
+        self, state: CycleState, pod: Pod, columns: NodeColumns, centries: list[Entry]
+    ) -> tuple[NDArray[np.int32], list[Status]] | Status | None:
+        """Every plugin of ``centries`` over every node: ``(first, table)`` with ``first[i]``
+        the index in ``table`` of node ``i``'s status (0: it passes), the status of the first
+        plugin in order that rejects it. A Status is an Error for the cycle (a plugin raised or
+        broke the contract); None: a plugin declined (its per-node form must run)."""
+        n = columns.n
+        first: NDArray[np.int32] | None = None
+        table: list[Status] = [SUCCESS]
+        for name, fn in centries:
+            try:
+                got = fn(state, pod, columns)
+            except Exception as e:
+                return plugin_error("Filter", name, e)
+            if got is None:
+                return None
+            try:
+                codes, statuses = got
+                codes = np.asarray(codes)
+                if codes.shape != (n,) or codes.dtype.kind not in "iu":
+                    raise ValueError
+            except (TypeError, ValueError):
+                return contract_error(name, "filter_columns", got)
+            nz = codes != 0
+            if first is not None:
+                nz &= first == 0
+            if not nz.any():
+                continue
+            used = np.unique(codes[nz]).tolist()
+            mapping = np.zeros(used[-1] + 1, np.int32)
+            for c in used:
+                try:
+                    st = statuses[c]
+                except (IndexError, KeyError, TypeError):
+                    return contract_error(name, "filter_columns", got)
+                if st is None or (isinstance(st, Status) and st.code is Code.SUCCESS):
+                    continue  # "passes": the node stays for the next plugins
+                table.append(filter_verdict(name, st))
+                mapping[c] = len(table) - 1
+            if first is None:
+                first = np.zeros(n, np.int32)
+            first[nz] = mapping[codes[nz]]
+        if first is None:
+            first = np.zeros(n, np.int32)
+        return first, table
+
+    # Score --------------------------------------------------------------------------------------
+    def column_scores(self, state: CycleState) -> list[tuple[str, Callable[..., Any], Callable[..., Any] | None, int]] | None:
+        """(name, score_columns, its normalize form or None, weight) for each active Score
+        plugin, or None when one has no column form."""
+        if not self.use_columns or state.record_plugin_metrics:
+            return None
+        sc = self.score_columns
+        out = []
+        for name, _fn in self.active_scores(state):
+            f = sc.get(name)
+            if f is None:
+                return None
+            out.append((name, f, self.normalize_columns.get(name), self.score_weights.get(name, 1)))
+        return out
+
+    def run_score_columns(
+        self,
+        state: CycleState,
+        pod: Pod,
+        columns: NodeColumns,
+        rows: NDArray[np.intp],
+        centries: Sequence[tuple[str, Callable[..., Any], Callable[..., Any] | None, int]],
+        details: list[tuple[str, NDArray[np.int64], NDArray[np.int64], int]] | None = None,
+    ) -> NDArray[np.int64] | Status | None:
+        """The weighted total per row of ``rows``; a Status is an Error; None: a plugin
+        declined (the per-node forms must run). ``details`` collects (name, raw, final,
+        weight) per plugin."""
+        total = np.zeros(len(rows), np.int64)
+        for name, fn, nfn, w in centries:
+            try:
+                raw = fn(state, pod, columns, rows)
+            except Exception as e:
+                return Status(Code.ERROR, f'running Score plugins: plugin "{name}" failed with: {type(e).__name__}: {e}', plugin=name, error=e)
+            if raw is None:
+                return None
+            if isinstance(raw, Status):
+                return Status(Code.ERROR, f'running Score plugins: plugin "{name}" failed with: {raw.message}', plugin=name)
+            raw = np.asarray(raw)
+            if raw.shape != (len(rows),) or raw.dtype.kind not in "iu":
+                return contract_error(name, "score_columns", raw)
+            vals = self._normalize_column(name, nfn, state, pod, columns, rows, raw)
+            if isinstance(vals, Status):
+                return vals
+            if len(vals):
+                if int(vals.min()) < MIN_NODE_SCORE or int(vals.max()) > MAX_NODE_SCORE:
+                    bad = int(next(v for v in vals.tolist() if v < MIN_NODE_SCORE or v > MAX_NODE_SCORE))
+                    return Status(
+                        Code.ERROR,
+                        f'applying score defaultWeights on Score plugins: plugin "{name}" returns an invalid score {bad}, '
+                        f"it should in the range of [{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing",
+                        plugin=name,
+                    )
+            total += vals * w if w != 1 else vals
+            if details is not None:
+                details.append((name, raw, vals, w))
+        return total
+
+    def _normalize_column(
+        self,
+        name: str,
+        nfn: Callable[..., Any] | None,
+        state: CycleState,
+        pod: Pod,
+        columns: NodeColumns,
+        rows: NDArray[np.intp],
+        raw: NDArray[np.int64],
+    ) -> NDArray[np.int64] | Status:
+        norm = self.normalize.get(name)
+        if norm is None:
+            return raw
+        if nfn is not None:
+            try:
+                out = nfn(state, pod, raw)
+            except Exception as e:
+                return Status(Code.ERROR, f'running Normalize on Score plugins: plugin "{name}" failed with: {type(e).__name__}: {e}', plugin=name, error=e)
+            if isinstance(out, Status):
+                return Status(Code.ERROR, f'running Normalize on Score plugins: plugin "{name}" failed with: {out.message}', plugin=name)
+            out = np.asarray(out)
+            if out.shape != raw.shape or out.dtype.kind not in "iu":
+                return contract_error(name, "normalize_score_columns", out)
+            return out.astype(np.int64, copy=False)
+        # the plugin normalizes NodeScore lists only
+        names = columns.names
+        lst = [NodeScore(names[r], v) for r, v in zip(rows.tolist(), raw.tolist())]
+        try:
+            st = norm(state, pod, lst)
+        except Exception as e:
+            return Status(Code.ERROR, f'running Normalize on Score plugins: plugin "{name}" failed with: {type(e).__name__}: {e}', plugin=name, error=e)
+        if st is not None:
+            if not isinstance(st, Status):
+                return contract_error(name, "normalize_score", st)
+            if not st.is_success():
+                return Status(Code.ERROR, f'running Normalize on Score plugins: plugin "{name}" failed with: {st.message}', plugin=name)
+        from .contract import normalized_out
+
+        got = normalized_out(name, lst)
+        if isinstance(got, Status):
+            return got
+        return np.asarray(got, np.int64)
