@@ -59,8 +59,12 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT / "tests" / "e2e" / "controlplane"))
+if str(HERE) not in sys.path:
+    sys.path.insert(0, str(HERE))
 
 from controlplane import ControlPlane, _set_pdeathsig, ensure_assets, free_port  # noqa: E402
+from workloads import WORKLOADS, Workload, init_pods  # noqa: E402
+from workloads import workload as get_workload  # noqa: E402
 
 try:
     import orjson
@@ -69,6 +73,7 @@ try:
 except ImportError:  # pragma: no cover
     _loads = json.loads
 
+OPENB = Path("/work/shared/traces/openb")
 SIZES = {"quick": (500, 1000), "medium": (1000, 3000), "large": (5000, 10000)}
 SIZE_SETS = {"quick": ["quick"], "medium": ["medium"], "large": ["large"], "all": ["quick", "medium", "large"]}
 SCHEDULERS = ("kube-scheduler", "kubesched")
@@ -288,6 +293,7 @@ class Observer(threading.Thread):
         self.stop_evt = threading.Event()
         self.error: str = ""
         self.events = 0
+        self.last_bind = 0.0
 
     def run(self) -> None:
         api = Api(self.cp)
@@ -349,6 +355,7 @@ class Observer(threading.Thread):
         node = (obj.get("spec") or {}).get("nodeName")
         if node and name not in self.bound:
             self.bound[name] = now
+            self.last_bind = now
             self.nodes[name] = node
             if len(self.bound) >= self.target:
                 self.done.set()
@@ -359,24 +366,32 @@ class Observer(threading.Thread):
 
 
 class Run:
-    """One fresh control plane with N nodes; everything it starts is stopped by ``close``."""
+    """One fresh control plane with the workload's N nodes (and its namespaces); everything it
+    starts is stopped by ``close``."""
 
-    def __init__(self, assets: Path, workdir: Path, nodes: int, a: argparse.Namespace) -> None:
+    def __init__(self, assets: Path, workdir: Path, nodes: int, a: argparse.Namespace, w: Workload | None = None, files: dict[str, Path] | None = None) -> None:
         self.assets = assets
         self.workdir = workdir
         self.nodes = nodes
         self.a = a
+        self.w = w or WORKLOADS["basic"]
+        self.files = files or {}
         self.cp: ControlPlane | None = None
         self.procs: list[subprocess.Popen[bytes]] = []
 
     def start(self) -> dict[str, Any]:
         shutil.rmtree(self.workdir, ignore_errors=True)
         t0 = time.time()
-        self.cp = ControlPlane(self.assets, self.workdir, start_timeout=180).start()
+        self.cp = ControlPlane(self.assets, self.workdir, start_timeout=180, extra_apiserver_args=self.w.apiserver_args).start()
         log(f"control plane up in {time.time() - t0:.1f}s at {self.cp.url}")
         api = Api(self.cp)
-        api.request("POST", "/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE}})
-        r = self.loadgen("nodes", self.nodes)
+        for ns in dict.fromkeys((NAMESPACE, *self.w.namespaces)):
+            if ns != "default":
+                api.request("POST", "/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}})
+        if self.w.node_shape == "openb":
+            r = self.loadgen("nodes", self.nodes, file=self.files["nodes"])
+        else:
+            r = self.loadgen("nodes", self.nodes, node_shape=self.w.node_shape, zones=",".join(self.w.zones))
         log(f"{self.nodes} nodes in {r['seconds']:.1f}s ({r['rate']:.0f} nodes/s, {r['requests_per_s']:.0f} req/s, errors {r['errors']})")
         if r["errors"]:
             raise RuntimeError(f"node creation failed: {r['first_error']}")
@@ -388,7 +403,8 @@ class Run:
 
     def loadgen_cmd(self, kind: str, count: int, **kw: Any) -> list[str]:
         assert self.cp is not None
-        cmd = [sys.executable, str(HERE / "loadgen.py"), kind, "--server", f"127.0.0.1:{self.cp.apiserver_port}", "--certs", str(self.cp.certs_dir), "--count", str(count), "--procs", str(self.a.creator_procs), "--threads", str(self.a.creator_threads), "--namespace", NAMESPACE]
+        kw.setdefault("namespace", NAMESPACE)
+        cmd = [sys.executable, str(HERE / "loadgen.py"), kind, "--server", f"127.0.0.1:{self.cp.apiserver_port}", "--certs", str(self.cp.certs_dir), "--count", str(count), "--procs", str(self.a.creator_procs), "--threads", str(self.a.creator_threads)]
         for k, v in kw.items():
             cmd += [f"--{k.replace('_', '-')}", str(v)]
         return cmd
@@ -468,7 +484,11 @@ def start_scheduler(run: Run, which: str, qps: float, burst: int) -> tuple[subpr
         if run.a.kubesched_v is not None:
             args += ["-v", str(run.a.kubesched_v)]
         proc = run.spawn(args, "kubesched.log")
-        wait_url_ok(f"http://127.0.0.1:{port}/readyz", 120, proc)
+        try:
+            wait_url_ok(f"http://127.0.0.1:{port}/readyz", 120, proc)
+        except RuntimeError as e:
+            tail = (run.workdir / "logs" / "kubesched.log").read_text(errors="replace")[-1500:]
+            raise RuntimeError(f"{e}; its log ends:\n{tail}") from None
     log(f"{which} ready in {time.time() - t0:.1f}s (pid {proc.pid})")
     return proc, int(port)
 
@@ -557,19 +577,81 @@ def _short_frame(frame: str) -> str:
     return f"{name} ({path})" if path else name
 
 
-def live_run(assets: Path, size: tuple[int, int], qps: float, burst: int, which: str, a: argparse.Namespace, profile: bool = False) -> dict[str, Any]:
+class CpuSampler(threading.Thread):
+    """CPU seconds of some processes every ``interval`` s, so that a run that ends on a quiet
+    period (no bind for ``--quiet`` s) can be counted up to its last bind."""
+
+    def __init__(self, pids: dict[str, int | None], interval: float = 0.25) -> None:
+        super().__init__(name="cpu-sampler", daemon=True)
+        self.pids = pids
+        self.interval = interval
+        self.samples: list[tuple[float, dict[str, float | None]]] = []
+        self.stop_evt = threading.Event()
+
+    def sample(self) -> dict[str, float | None]:
+        return {k: proc_cpu(v) if v else None for k, v in self.pids.items()}
+
+    def run(self) -> None:
+        while not self.stop_evt.wait(self.interval):
+            self.samples.append((time.time(), self.sample()))
+
+    def at(self, t: float) -> dict[str, float | None] | None:
+        """The first sample taken at or after ``t``."""
+        return next((c for ts, c in self.samples if ts >= t), None)
+
+
+def wait_bound(obs: Observer, timeout: float, quiet: float) -> str:
+    """'done' (all bound), 'quiet' (some bound, then none for ``quiet`` s) or 'timeout'."""
+    deadline = time.time() + timeout
+    while not obs.done.wait(0.2):
+        now = time.time()
+        if now >= deadline:
+            return "timeout"
+        if quiet > 0 and obs.last_bind and now - obs.last_bind >= quiet:
+            return "quiet"
+    return "done"
+
+
+def openb_files(a: argparse.Namespace) -> dict[str, Path]:
+    """The trace converted by bench/openb.py, one JSON object per line (nodes, pods)."""
+    import openb
+
+    objs = openb.convert(a.openb_nodes, a.openb_pods)
+    out = {}
+    for kind, key in (("Node", "nodes"), ("Pod", "pods")):
+        path = Path(a.workdir) / f"openb-{key}.jsonl"
+        with open(path, "w") as f:
+            for o in objs:
+                if o["kind"] == kind:
+                    f.write(json.dumps(o) + "\n")
+        out[key] = path
+    return out
+
+
+def live_run(assets: Path, size: tuple[int, int], qps: float, burst: int, which: str, a: argparse.Namespace, profile: bool = False, w: Workload | None = None, files: dict[str, Path] | None = None, rnd: int = 1) -> dict[str, Any]:
+    w = w or WORKLOADS["basic"]
     n, m = size
-    tag = f"{which}-{n}x{m}-q{int(qps)}"
-    run = Run(assets, Path(a.workdir) / tag, n, a)
-    rec: dict[str, Any] = {"type": "live", "scheduler": which, "nodes": n, "pods": m, "qps": qps, "burst": burst, "create": a.create, "when": dt.datetime.now().isoformat(timespec="seconds"), "loadavg_start": loadavg(), "code": code_version()}
+    create = w.create or a.create
+    tag = f"{w.name}-{which}-{n}x{m}-q{int(qps)}-r{rnd}"
+    run = Run(assets, Path(a.workdir) / tag, n, a, w, files)
+    inits = init_pods(w, n)
+    rec: dict[str, Any] = {"type": "live", "workload": w.name, "round": rnd, "scheduler": which, "nodes": n, "pods": m, "init_pods": sum(c for _, _, c, _ in inits), "qps": qps, "burst": burst, "create": create, "when": dt.datetime.now().isoformat(timespec="seconds"), "loadavg_start": loadavg(), "code": code_version()}
+    pods_kw: dict[str, Any] = {"file": files["pods"]} if w.shape == "openb" and files else {"shape": w.shape, "namespace": w.namespace}
     try:
         rec["node_creation"] = run.start()
         assert run.cp is not None
-        obs = Observer(run.cp, NAMESPACE, m)
+        for shape, ns, count, first in inits:
+            r = run.loadgen("pods", count, shape=shape, namespace=ns, offset=first, bind_nodes=n)
+            log(f"{count} init pods ({shape}, {ns}) created bound in {r['seconds']:.1f}s (errors {r['errors']})")
+            if r["errors"]:
+                raise RuntimeError(f"init pod creation failed: {r['first_error']}")
+        obs = Observer(run.cp, w.namespace, m)
         req0: collections.Counter[str] = collections.Counter()
-        if a.create == "before":
+        if create == "before":
             # pods first; the window (and the CPU count) starts when the scheduler is started
-            rec["creator"] = run.loadgen("pods", m)
+            rec["creator"] = run.loadgen("pods", m, **pods_kw)
+            if rec["creator"]["errors"]:
+                raise RuntimeError(f"pod creation failed: {rec['creator']['first_error']}")
             obs.start()
             if not obs.ready.wait(60):
                 raise RuntimeError(f"pod watch did not start: {obs.error}")
@@ -594,12 +676,21 @@ def live_run(assets: Path, size: tuple[int, int], qps: float, burst: int, which:
             cpu0 = {k: proc_cpu(v) if v else None for k, v in pids.items()}
             spy = PySpy(proc.pid, run.workdir / "logs" / "py-spy", a.py_spy_rate) if profile else None
             t_start = time.time()
+        sampler = CpuSampler(pids)
+        sampler.start()
         creator: subprocess.Popen[str] | None = None
-        if a.create == "during":
-            creator = subprocess.Popen(run.loadgen_cmd("pods", m), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=_set_pdeathsig)
-        timed_out = not obs.done.wait(a.run_timeout)
+        if create == "during":
+            creator = subprocess.Popen(run.loadgen_cmd("pods", m, **pods_kw), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=_set_pdeathsig)
+        ended = wait_bound(obs, a.run_timeout, a.quiet)
+        timed_out = ended == "timeout"
         t_end = time.time()
-        cpu1 = {k: proc_cpu(v) if v else None for k, v in pids.items()}
+        cpu1 = sampler.sample()
+        sampler.stop_evt.set()
+        if ended != "done" and obs.last_bind:
+            # count up to the last bind, not the quiet period after it
+            t_end = obs.last_bind
+            cpu1 = sampler.at(t_end) or cpu1
+        rec["ended"] = ended
         with contextlib.suppress(Exception):
             d = request_counts(Api(run.cp))
             d.subtract(req0)
@@ -624,9 +715,9 @@ def live_run(assets: Path, size: tuple[int, int], qps: float, burst: int, which:
                 with contextlib.suppress(Exception):
                     d = request_counts(Api(run.cp))
                     d.subtract(req0)
-                    n = d.get("POST events", 0)
-                    still = still + 1 if n == last else 0
-                    last = n
+                    n_ev = d.get("POST events", 0)
+                    still = still + 1 if n_ev == last else 0
+                    last = n_ev
                 time.sleep(0.5)
             rec["events_total"] = max(last, 0)
             c2 = proc_cpu(pids["scheduler"])
@@ -642,33 +733,36 @@ def live_run(assets: Path, size: tuple[int, int], qps: float, burst: int, which:
         if bound_t:
             rec["first_bind"] = bound_t[0] - t_start
             rec["last_bind"] = bound_t[-1] - t_start
+            # 95 % of the pods this run bound (a trace leaves some pods unschedulable)
+            rec["t95_bound"] = bound_t[max(0, math.ceil(0.95 * len(bound_t)) - 1)] - t_start
             rec["overall_rate"] = (len(bound_t) - 1) / (bound_t[-1] - bound_t[0]) if len(bound_t) > 1 and bound_t[-1] > bound_t[0] else float("nan")
             # scheduler_perf starts its collector with the createPods op; with --create before,
             # the pods exist already and the grid starts when the scheduler is ready.
             rec["throughput"] = summarize_throughput(throughput_samples(bound_t, t_start))
-        if a.create == "during":
+        if create == "during":
             lat = [obs.bound[k] - obs.added[k] for k in obs.bound if k in obs.added]
             if lat:
                 rec["latency"] = {"p50": quantile(lat, 0.50), "p90": quantile(lat, 0.90), "p99": quantile(lat, 0.99), "max": max(lat), "n": len(lat)}
             # backlog: pods created (seen) but not bound yet, at its peak
             evs = sorted([(t, 1) for t in obs.added.values()] + [(t, -1) for t in obs.bound.values()])
             cur = peak = 0
-            for _t, d in evs:
-                cur += d
+            for _t, d_ in evs:
+                cur += d_
                 peak = max(peak, cur)
             rec["peak_backlog"] = peak
-            rec["server_latency"] = server_latency(Api(run.cp))
+            rec["server_latency"] = server_latency(Api(run.cp), w.namespace)
+        if inits:
+            # pods left in the init namespaces (Preemption: the init pods not evicted)
+            with contextlib.suppress(Exception):
+                api = Api(run.cp)
+                rec["init_remaining"] = sum(len(api.list_all(f"/api/v1/namespaces/{ns}/pods")[0]) for ns in dict.fromkeys(ns for _, ns, _, _ in inits))
         per_node = collections.Counter(obs.nodes.values())
         rec["spread"] = {"nodes_used": len(per_node), "max_per_node": max(per_node.values()) if per_node else 0}
-        with contextlib.suppress(Exception):
-            api = Api(run.cp)
-            rec["sample_pod"] = api.request("GET", f"/api/v1/namespaces/{NAMESPACE}/pods/pod-0")
-            rec["sample_node"] = api.request("GET", "/api/v1/nodes/node-0")
         rec["loadavg_end"] = loadavg()
         if obs.error:
             rec["observer_error"] = obs.error
         rec["observer_events"] = obs.events
-        log(f"{which} {n}x{m} qps {qps:g}/{burst}: bound {rec['bound']}/{m} in {rec['window_s']:.1f}s, overall {rec.get('overall_rate', float('nan')):.1f} pods/s, throughput avg {rec.get('throughput', {}).get('avg', float('nan')):.1f}, cpu {rec['cpu_window_s']['scheduler']}, peak rss {(rec['peak_rss'] or 0) / 2**20:.0f} MiB{' TIMED OUT' if timed_out else ''}")
+        log(f"{w.name} {which} {n}x{m} qps {qps:g}/{burst}: bound {rec['bound']}/{m} ({ended}) in {rec['window_s']:.1f}s, overall {rec.get('overall_rate', float('nan')):.1f} pods/s, throughput avg {rec.get('throughput', {}).get('avg', float('nan')):.1f}, 95 % bound at {rec.get('t95_bound', float('nan')):.1f}s, cpu {rec['cpu_window_s']['scheduler']}, peak rss {(rec['peak_rss'] or 0) / 2**20:.0f} MiB{' TIMED OUT' if timed_out else ''}")
     finally:
         if a.keep_logs:
             with contextlib.suppress(Exception):
@@ -694,9 +788,9 @@ def request_counts(api: Api) -> collections.Counter[str]:
     return out
 
 
-def server_latency(api: Api) -> dict[str, Any] | None:
+def server_latency(api: Api, namespace: str = NAMESPACE) -> dict[str, Any] | None:
     """creationTimestamp -> PodScheduled.lastTransitionTime (both 1 s resolution, server clock)."""
-    items, _ = api.list_all(f"/api/v1/namespaces/{NAMESPACE}/pods")
+    items, _ = api.list_all(f"/api/v1/namespaces/{namespace}/pods")
     lat = []
     for p in items:
         md = p.get("metadata") or {}
@@ -764,9 +858,9 @@ def memory_run(nodes: int, pods: int, method: str, timeout: float, drop_mf: bool
 def rec_key(r: dict[str, Any]) -> tuple[Any, ...]:
     t = r["type"]
     if t == "live":
-        return (t, r["nodes"], r["pods"], r["qps"], r["burst"], r["scheduler"], r.get("create", "during"))
+        return (t, r.get("workload", "basic"), r["nodes"], r["pods"], r["qps"], r["burst"], r["scheduler"], r.get("create", "during"), r.get("round", 1))
     if t == "profile":
-        return (t, r["nodes"], r["pods"], r["qps"], r["burst"], r.get("create", "during"))
+        return (t, r.get("workload", "basic"), r["nodes"], r["pods"], r["qps"], r["burst"], r.get("create", "during"))
     if t in ("ceiling",):
         return (t, r["nodes"], r["pods"])
     if t in ("simulate",):
@@ -806,6 +900,7 @@ LIVE_FIGURES: list[tuple[str, tuple[str, ...], int, float]] = [
     ("throughput p90 (pods/s)", ("throughput", "p90"), 1, 1),
     ("throughput p99 (pods/s)", ("throughput", "p99"), 1, 1),
     ("first → last bind (pods/s)", ("overall_rate",), 1, 1),
+    ("time to 95 % bound (s)", ("t95_bound",), 1, 1),
     ("latency p50 (s)", ("latency", "p50"), 2, 1),
     ("latency p99 (s)", ("latency", "p99"), 2, 1),
     ("latency p50 / p99, server clock (s, 1 s res.)", ("server_latency",), 0, 1),
@@ -819,6 +914,7 @@ LIVE_FIGURES: list[tuple[str, tuple[str, ...], int, float]] = [
     ("apiserver CPU in window (s)", ("cpu_window_s", "kube-apiserver"), 2, 1),
     ("etcd CPU in window (s)", ("cpu_window_s", "etcd"), 2, 1),
     ("pods bound / created", ("_bound",), 0, 1),
+    ("init pods left at the end (created bound; Preemption: not evicted)", ("init_remaining",), 0, 1),
     ("pod creator rate (pods/s)", ("creator", "rate"), 0, 1),
     ("peak backlog (created, not bound)", ("peak_backlog",), 0, 1),
     ("window: start → last bind (s)", ("window_s",), 1, 1),
@@ -858,6 +954,58 @@ def live_value(r: dict[str, Any] | None, path: tuple[str, ...], scale: float) ->
     return v
 
 
+def _workload_order(r: dict[str, Any]) -> int:
+    names = list(WORKLOADS)
+    w = r.get("workload", "basic")
+    return names.index(w) if w in names else len(names)
+
+
+def _workload_title(name: str) -> str:
+    w = WORKLOADS.get(name)
+    return f"{name}: {w.title.split(' (')[0]}" if w else name
+
+
+SUMMARY: list[tuple[str, tuple[str, ...], int, float]] = [
+    ("throughput avg", ("throughput", "avg"), 1, 1),
+    ("p50", ("throughput", "p50"), 1, 1),
+    ("p90", ("throughput", "p90"), 1, 1),
+    ("p99", ("throughput", "p99"), 1, 1),
+    ("first → last bind", ("overall_rate",), 1, 1),
+    ("95 % bound (s)", ("t95_bound",), 1, 1),
+    ("CPU ms / bound pod", ("_cpu_per_pod",), 2, 1),
+    ("peak RSS MiB", ("peak_rss",), 0, 1 / 2**20),
+    ("bound", ("bound",), 0, 1),
+]
+
+
+def summary_table(groups: dict[tuple[Any, ...], dict[str, dict[str, Any]]]) -> list[str]:
+    """One row per (workload, size, qps, create, round, scheduler), then the ratio row."""
+    L = ["## Summary: one row per workload, size, client setting and scheduler", "",
+         "Throughput columns are pods/s (scheduler_perf's sampled throughput: average and percentiles of 1 s samples; first → last bind: bound − 1 over the time between them). "
+         "95 % bound: seconds from the start of the window until 95 % of the pods this run bound were bound. CPU: the scheduler process (user + system) from the start of the window to its last bind, per bound pod. "
+         "The ratio rows are kubesched / kube-scheduler (above 1 is kubesched faster for throughput; below 1 is kubesched cheaper for time, CPU and RSS).", "",
+         "| workload | nodes × pods (+ init) | qps/burst, pods created | round | scheduler | " + " | ".join(s[0] for s in SUMMARY) + " |",
+         "|---|---|---|---:|---|" + "---:|" * len(SUMMARY)]
+    for key, by in sorted(groups.items(), key=lambda kv: (_workload_order({"workload": kv[0][5]}), kv[0])):
+        n, m, qps, burst, create, wname, rnd = key
+        init = next((r.get("init_pods") or 0 for r in by.values()), 0)
+        size = f"{n:,} × {m:,}" + (f" (+ {init:,})" if init else "")
+        lead = f"| {wname} | {size} | {qps:g}/{burst}, {create} | {rnd} |"
+        for name in SCHEDULERS:
+            r = by.get(name)
+            if r is None:
+                continue
+            cells = [fmt(live_value(r, path, scale), nd) for _, path, nd, scale in SUMMARY]
+            if r.get("timed_out"):
+                cells[-1] += " (timed out)"
+            L.append(f"{lead} {name} | " + " | ".join(cells) + " |")
+        ks, py = by.get("kube-scheduler"), by.get("kubesched")
+        if ks and py:
+            L.append(f"{lead} **ratio** | " + " | ".join(ratio(live_value(py, path, scale), live_value(ks, path, scale)) for _, path, _nd, scale in SUMMARY) + " |")
+    L.append("")
+    return L
+
+
 def render(results: list[dict[str, Any]], meta: dict[str, Any]) -> str:
     L: list[str] = []
     mach = meta["machine"]
@@ -880,8 +1028,10 @@ def render(results: list[dict[str, Any]], meta: dict[str, Any]) -> str:
     ceilings = {(r["nodes"], r["pods"]): r for r in results if r["type"] == "ceiling"}
     lives = [r for r in results if r["type"] == "live"]
     groups: dict[tuple[Any, ...], dict[str, dict[str, Any]]] = collections.OrderedDict()
-    for r in sorted(lives, key=lambda r: (r["nodes"], r["pods"], r.get("create", "during") != "during", r["qps"])):
-        groups.setdefault((r["nodes"], r["pods"], r["qps"], r["burst"], r.get("create", "during")), {})[r["scheduler"]] = r
+    for r in sorted(lives, key=lambda r: (r["nodes"], r["pods"], _workload_order(r), r.get("create", "during") != "during", r["qps"], r.get("round", 1))):
+        groups.setdefault((r["nodes"], r["pods"], r["qps"], r["burst"], r.get("create", "during"), r.get("workload", "basic"), r.get("round", 1)), {})[r["scheduler"]] = r
+    if groups:
+        L.extend(summary_table(groups))
     sizes = sorted({(k[0], k[1]) for k in groups} | set(ceilings))
     for n, m in sizes:
         L.append(f"## {n:,} nodes × {m:,} pods")
@@ -898,9 +1048,10 @@ def render(results: list[dict[str, Any]], meta: dict[str, Any]) -> str:
         for key, by in groups.items():
             if (key[0], key[1]) != (n, m):
                 continue
-            _, _, qps, burst, create = key
+            _, _, qps, burst, create, wname, rnd = key
             ks, py = by.get("kube-scheduler"), by.get("kubesched")
-            L.append(f"### clientConnection qps {qps:g} / burst {burst} — pods created {'while the scheduler runs' if create == 'during' else 'before the scheduler starts'}")
+            init = (ks or py or {}).get("init_pods") or 0
+            L.append(f"### {_workload_title(wname)}{f' ({init:,} init pods created bound)' if init else ''} — clientConnection qps {qps:g} / burst {burst} — pods created {'while the scheduler runs' if create == 'during' else 'before the scheduler starts'}{f' — round {rnd}' if rnd != 1 else ''}")
             L.append("")
             L.append("| figure | kube-scheduler | kubesched | kubesched / kube-scheduler |")
             L.append("|---|---:|---:|---:|")
@@ -1053,6 +1204,11 @@ def parse_qps(spec: str) -> list[tuple[float, int]]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__.split("\n", 2)[2])
+    ap.add_argument("--workload", default="basic", help=f"comma-separated: {', '.join(WORKLOADS)} (bench/README.md says what each creates)")
+    ap.add_argument("--openb-nodes", default=str(OPENB / "openb_node_list_all_node.csv"), help="openb workload: the trace's node list CSV")
+    ap.add_argument("--openb-pods", default=str(OPENB / "openb_pod_list_default.csv"), help="openb workload: the trace's pod list CSV")
+    ap.add_argument("--rounds", type=int, default=1, help="alternating rounds: each round runs every scheduler once")
+    ap.add_argument("--quiet", type=float, default=30.0, help="end a run when some pods are bound and none was for this many seconds (a trace leaves pods unschedulable); 0 = wait for all or the timeout")
     ap.add_argument("--sizes", default="quick", help="quick (500x1000), medium (1000x3000), large (5000x10000), all, or NxM; comma-separated")
     ap.add_argument("--qps", default="50,5000", help="clientConnection settings: Q or Q/BURST, comma-separated (bare 50 = 50/100, bare Q = Q/Q)")
     ap.add_argument("--schedulers", default=",".join(SCHEDULERS), help="kube-scheduler,kubesched (order of the runs)")
@@ -1130,21 +1286,35 @@ def main(argv: list[str] | None = None) -> int:
         print(md_path)
         return 0
     user_timeout = a.run_timeout
+    wls = [get_workload(x) for x in a.workload.split(",") if x.strip()]
     try:
-        for size in sizes:
-            n, m = size
-            a.run_timeout = user_timeout or max(300.0, 0.3 * m)
-            if not a.no_live and not a.no_ceiling and not a.profile_only:
-                save(ceiling_run(assets, size, a))
-            if not a.no_live:
+        ceilings_done: set[tuple[int, int]] = set()
+        for w in wls:
+            files: dict[str, Path] | None = None
+            w_sizes = sizes
+            if w.name == "openb":
+                files = openb_files(a)
+                w_sizes = [(sum(1 for _ in open(files["nodes"])), sum(1 for _ in open(files["pods"])))]
+                log(f"openb: {w_sizes[0][0]} nodes, {w_sizes[0][1]} pods from {a.openb_nodes}, {a.openb_pods}")
+            for size in w_sizes:
+                n, m = size
+                a.run_timeout = user_timeout or max(300.0, 0.3 * m)
+                cap = w.max_measured(n)
+                if cap is not None and m > cap:
+                    log(f"warning: {w.name} at {n}x{m}: at most {cap} of the {m} measured pods can be bound ({w.sizes}); the run ends {a.quiet:g} s after the last bind")
+                if w.name != "openb" and size not in ceilings_done and not a.no_live and not a.no_ceiling and not a.profile_only:
+                    ceilings_done.add(size)
+                    save(ceiling_run(assets, size, a))
+                if a.no_live:
+                    continue
                 for qps, burst in [] if a.profile_only else qpss:
-                    for which in scheds:
-                        rec = live_run(assets, size, qps, burst, which, a)
-                        save(rec)
+                    for rnd in range(1, a.rounds + 1):
+                        for which in scheds:
+                            save(live_run(assets, size, qps, burst, which, a, w=w, files=files, rnd=rnd))
                 if a.py_spy and "kubesched" in scheds:
                     qps, burst = qpss[-1]
-                    rec = live_run(assets, size, qps, burst, "kubesched", a, profile=True)
-                    save({"type": "profile", "nodes": n, "pods": m, "qps": qps, "burst": burst, "create": a.create, "rate": a.py_spy_rate, "profile": rec.get("profile"), "throughput": rec.get("throughput"), "cpu_window_s": rec.get("cpu_window_s"), "code": rec.get("code"), "when": rec.get("when")})
+                    rec = live_run(assets, size, qps, burst, "kubesched", a, profile=True, w=w, files=files)
+                    save({"type": "profile", "workload": w.name, "nodes": n, "pods": m, "qps": qps, "burst": burst, "create": rec["create"], "rate": a.py_spy_rate, "profile": rec.get("profile"), "throughput": rec.get("throughput"), "cpu_window_s": rec.get("cpu_window_s"), "code": rec.get("code"), "when": rec.get("when")})
         if not a.no_simulate:
             for part in a.simulate_grid.split(","):
                 n_s, m_s = (int(x) for x in part.split("x"))

@@ -12,7 +12,10 @@ opened (TLS handshake and a warm-up GET) before the clock starts; all processes 
 
 Prints one JSON object on stdout: ``start``/``end`` (``time.time()`` of the first request and of
 the last response), ``ok``, ``errors``, ``retries``, ``rate`` (ok / (end - start)) and ``cpu_s``
-(user+system CPU of the client processes). Object shapes: see ``node_body`` and ``pod_body``.
+(user+system CPU of the client processes). Object shapes: ``node_body`` and ``pod_body`` in
+bench/workloads.py (``--node-shape``/``--zones``, ``--shape``; ``--bind-nodes K`` creates pod ``i``
+bound to ``node-<i mod K>``), or ``--file``: one JSON object per line, item ``i`` is line ``i``
+(nodes: POST it, then its ``status`` through the status subresource).
 """
 
 from __future__ import annotations
@@ -29,71 +32,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-ZONES = 3
+from workloads import node_body, node_status, pod_body
 
-
-def node_body(i: int) -> dict[str, Any]:
-    """A Node as scheduler_perf's node-default.yaml, plus zone/hostname labels: 4 CPU, 16Gi,
-    110 pods, spread over 3 zones."""
-    name = f"node-{i}"
-    return {
-        "apiVersion": "v1",
-        "kind": "Node",
-        "metadata": {
-            "name": name,
-            "labels": {
-                "kubernetes.io/hostname": name,
-                "kubernetes.io/os": "linux",
-                "kubernetes.io/arch": "amd64",
-                "topology.kubernetes.io/zone": f"zone-{i % ZONES}",
-            },
-        },
-        "spec": {},
-        "status": node_status(),
-    }
-
-
-def node_status() -> dict[str, Any]:
-    res = {"cpu": "4", "memory": "16Gi", "pods": "110"}
-    now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-    return {
-        "capacity": dict(res),
-        "allocatable": dict(res),
-        "phase": "Running",
-        "conditions": [
-            {
-                "type": "Ready",
-                "status": "True",
-                "reason": "KubeletReady",
-                "message": "kubelet is posting ready status",
-                "lastHeartbeatTime": now,
-                "lastTransitionTime": now,
-            }
-        ],
-    }
-
-
-def pod_body(i: int, namespace: str, scheduler_name: str = "default-scheduler") -> dict[str, Any]:
-    """scheduler_perf's SchedulingBasic pod (config/templates/pod-default.yaml): one pause
-    container requesting 100m CPU and 128Mi (limits equal)."""
-    res = {"cpu": "100m", "memory": "128Mi"}
-    return {
-        "apiVersion": "v1",
-        "kind": "Pod",
-        "metadata": {"name": f"pod-{i}", "namespace": namespace},
-        "spec": {
-            "schedulerName": scheduler_name,
-            "containers": [
-                {
-                    "name": "pause",
-                    "image": "registry.k8s.io/pause:3.10",
-                    "ports": [{"containerPort": 80}],
-                    "resources": {"requests": dict(res), "limits": dict(res)},
-                }
-            ],
-        },
-    }
-
+__all__ = ["Client", "node_body", "node_status", "pod_body", "run"]
 
 class Client:
     """One keep-alive HTTPS connection; retries 429/5xx and broken connections."""
@@ -137,17 +78,43 @@ class Client:
         raise RuntimeError("unreachable")
 
 
+def _file_lines(a: argparse.Namespace) -> list[bytes]:
+    lines = getattr(a, "_lines", None)
+    if lines is None:
+        lines = [ln for ln in Path(a.file).read_bytes().splitlines() if ln.strip()]
+        a._lines = lines
+    return lines
+
+
 def _ops(kind: str, i: int, a: argparse.Namespace) -> list[tuple[str, str, bytes, str, tuple[int, ...]]]:
     """(method, path, body, content type, accepted statuses) for item ``i``."""
     if kind == "nodes":
-        name = f"node-{i}"
-        status = json.dumps({"status": node_status()}).encode()
+        if a.file:
+            node = json.loads(_file_lines(a)[i])
+            name = node["metadata"]["name"]
+            st = node.get("status") or {}
+            now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+            for c in st.get("conditions") or []:
+                c.setdefault("lastHeartbeatTime", now)
+                c.setdefault("lastTransitionTime", now)
+            create, status = json.dumps(node).encode(), json.dumps({"status": st}).encode()
+        else:
+            zones = tuple(z for z in a.zones.split(",") if z)
+            body = node_body(i, a.node_shape, zones)
+            name = body["metadata"]["name"]
+            create, status = json.dumps(body).encode(), json.dumps({"status": node_status(a.node_shape)}).encode()
         return [
-            ("POST", "/api/v1/nodes", json.dumps(node_body(i)).encode(), "application/json", (201,)),
+            ("POST", "/api/v1/nodes", create, "application/json", (201,)),
             ("PATCH", f"/api/v1/nodes/{name}/status", status, "application/merge-patch+json", (200,)),
         ]
     if kind == "pods":
-        body = json.dumps(pod_body(a.offset + i, a.namespace, a.scheduler_name)).encode()
+        if a.file:
+            line = _file_lines(a)[a.offset + i]
+            ns = json.loads(line)["metadata"].get("namespace") or a.namespace
+            return [("POST", f"/api/v1/namespaces/{ns}/pods", line, "application/json", (201,))]
+        j = a.offset + i
+        node = f"node-{j % a.bind_nodes}" if a.bind_nodes else None
+        body = json.dumps(pod_body(j, a.namespace, a.scheduler_name, a.shape, node)).encode()
         return [("POST", f"/api/v1/namespaces/{a.namespace}/pods", body, "application/json", (201,))]
     if kind == "bind":
         name = f"pod-{a.offset + i}"
@@ -251,6 +218,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--namespace", default="bench")
     ap.add_argument("--scheduler-name", default="default-scheduler")
     ap.add_argument("--nodes", type=int, default=1, help="bind: pods go to node-(i %% nodes)")
+    ap.add_argument("--node-shape", default="basic", help="nodes: basic or perf (bench/workloads.py)")
+    ap.add_argument("--zones", default="", help="nodes, perf shape: zone label values, round-robin")
+    ap.add_argument("--shape", default="basic", help="pods: a shape of bench/workloads.py POD_SHAPES")
+    ap.add_argument("--bind-nodes", type=int, default=0, help="pods: create pod i bound to node-(i %% K)")
+    ap.add_argument("--file", default="", help="nodes, pods: one JSON object per line instead of a shape")
     ap.add_argument("--procs", type=int, default=2)
     ap.add_argument("--threads", type=int, default=16)
     ap.add_argument("--timeout", type=float, default=1800)
