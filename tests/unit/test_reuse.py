@@ -82,9 +82,10 @@ def _pod(name: str, kind: int) -> dict[str, Any]:
     return obj
 
 
-def _drive(seed: int, reuse: bool, steps: int = 260, batch: bool = True) -> tuple[list[tuple[Any, ...]], int]:
+def _drive(seed: int, reuse: bool, steps: int = 260, batch: bool = True, columns: bool = False, n_nodes: int = 24) -> tuple[list[tuple[Any, ...]], int]:
     """One randomized run; returns (per pod: name, node, status, message) and the number of
-    nodes the framework ran the Filter plugins on (one by one or in batches)."""
+    nodes the framework ran the Filter plugins on (one by one or in batches; the column forms
+    are not counted)."""
     rng = random.Random(seed)
     reg = Registry.discover()
     cfg = load_config_data({"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration"}, source="<test>", installed_plugins=reg.names())
@@ -102,8 +103,8 @@ def _drive(seed: int, reuse: bool, steps: int = 260, batch: bool = True) -> tupl
 
     fw.run_filter_plugins_batch = counting_batch  # type: ignore[method-assign]
     fw.use_batch = batch
+    fw.use_columns = columns
     sim.start(sched.on_cluster_event)
-    n_nodes = 24
     for i in range(n_nodes):
         sim.store.create(apply_defaults(_node(i, rng)))
     sched.run_until_idle()
@@ -149,6 +150,22 @@ def test_reuse_never_changes_a_decision(seed: int) -> None:
     # and reuse did skip work (not all: unsigned pods, nominated pods and changed nodes run
     # the plugins)
     assert calls_reuse < calls_plain * 0.75, (calls_reuse, calls_plain)
+
+
+@pytest.mark.parametrize(("seed", "n_nodes"), [(1, 24), (2, 24), (3, 24), (4, 130), (5, 130), (6, 260)])
+def test_columns_never_change_a_decision(seed: int, n_nodes: int) -> None:
+    """The column forms of the default plugins against the per-node forms (no reuse, no batch),
+    with taints, node selectors and affinity, host ports, images, anti-affinity, node updates
+    and additions, pod deletions; 130 and 260 nodes cut the search after 100 feasible nodes
+    (percentageOfNodesToScore), so the rotating start and the cut are compared too."""
+    steps = 260 if n_nodes < 100 else 160
+    with_columns, calls = _drive(seed, False, steps=steps, columns=True, n_nodes=n_nodes)
+    without, _ = _drive(seed, False, steps=steps, batch=False, n_nodes=n_nodes)
+    assert with_columns == without
+    statuses = {r[2] for r in without}
+    assert "Scheduled" in statuses
+    if n_nodes < 100:
+        assert "Unschedulable" in statuses  # the rejections' messages are compared too
 
 
 # what is signed, what is not -----------------------------------------------------------------

@@ -281,9 +281,10 @@ def run_profile(
     packaging needed) or names of installed plugins. Pods without ``schedulerName`` get the
     test profile's. Pods are created in order, each seeing the placements before it.
     ``reuse_results=True`` runs the framework as ``kubesched run`` does: Filter/Score results
-    reused between pods with equal signatures (``sign_pod``) and the batch forms
-    (``filter_batch``/``score_batch``) used; off by default here so that ``calls`` lists every
-    per-node call. A plugin should give the same placements either way.
+    reused between pods with equal signatures (``sign_pod``) and the batch and column forms
+    (``filter_batch``/``score_batch``, ``filter_columns``; Score's column forms run only
+    without recorded diagnostics, as in ``kubesched run``) used; off by default here so that
+    ``calls`` lists every per-node call. A plugin should give the same placements either way.
     """
     from kubesched.runtime.cluster.simulated import SimulatedCluster, apply_defaults
     from kubesched.runtime.config import load_config_data
@@ -327,5 +328,6 @@ def run_profile(
     for fw in sched.frameworks.values():
         fw.reuse_results = reuse_results
         fw.use_batch = reuse_results
+        fw.use_columns = reuse_results
     sim.run(sched)
     return RunResult(sched, sim, tracer)

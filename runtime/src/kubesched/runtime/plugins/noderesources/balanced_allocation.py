@@ -20,9 +20,23 @@ from __future__ import annotations
 
 import math
 from collections.abc import Hashable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from kubesched.sdk import MAX_NODE_SCORE, CycleState, NodeInfo, Pod, StateData, Status, hookimpl
+import numpy as np
+
+from kubesched.sdk import (
+    MAX_NODE_SCORE,
+    CycleState,
+    NodeColumns,
+    NodeInfo,
+    Pod,
+    StateData,
+    Status,
+    hookimpl,
+)
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 from .args import NodeResourcesBalancedAllocationArgs
 from .features import DEFAULT_FEATURES, Features
@@ -123,6 +137,28 @@ def balanced_pair_scorer(r0: int, r1: int, u0: int, u1: int, a0: int, a1: int) -
     return _improvement(MAX_NODE_SCORE, MAX_NODE_SCORE)
 
 
+def balanced_column_scorer(requested: list[NDArray[np.int64]], allocated: list[NDArray[np.int64]], allocatable: list[NDArray[np.int64]]) -> NDArray[np.int64]:
+    """:func:`balanced_resource_scorer` over columns, for two resources (the fractions of the
+    resources a node has: both, or fewer than two and so std 0 with and without the pod)."""
+    a0, a1 = allocatable
+    both = (a0 != 0) & (a1 != 0)
+    out = np.full(len(a0), _improvement(MAX_NODE_SCORE, MAX_NODE_SCORE), np.int64)
+    if not both.any():
+        return out
+    fa0 = np.where(both, a0, 1).astype(np.float64)
+    fa1 = np.where(both, a1, 1).astype(np.float64)
+
+    def pair(x0: NDArray[np.int64], x1: NDArray[np.int64]) -> NDArray[np.int64]:
+        f0 = np.minimum(x0.astype(np.float64) / fa0, 1.0)
+        f1 = np.minimum(x1.astype(np.float64) / fa1, 1.0)
+        return np.trunc((1 - np.abs((f0 - f1) / 2)) * float(MAX_NODE_SCORE)).astype(np.int64)
+
+    d = _HALF + pair(requested[0], requested[1]) - pair(allocated[0], allocated[1])
+    imp = _HALF + np.where(d >= 0, d // 2, -((-d) // 2))
+    out[both] = imp[both]
+    return out
+
+
 class BalancedAllocation:
     """The NodeResourcesBalancedAllocation plugin (PreScore, Score)."""
 
@@ -149,6 +185,7 @@ class BalancedAllocation:
             balanced_resource_scorer,
             self.resources,
             pair_scorer=balanced_pair_scorer,
+            column_scorer=balanced_column_scorer if len(self.resources) == 2 else None,
             use_requested=True,
             enable_in_place_pod_vertical_scaling=self.features.enable_in_place_pod_vertical_scaling,
             enable_pod_level_resources=self.features.enable_pod_level_resources,
@@ -182,6 +219,11 @@ class BalancedAllocation:
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Any:
         reqs = self._pod_requests(state, pod)
         return 0 if reqs is None else self.scorer.score(node_info, reqs)
+
+    @hookimpl
+    def score_columns(self, state: CycleState, pod: Pod, columns: NodeColumns, rows: Any) -> Any:
+        reqs = self._pod_requests(state, pod)
+        return np.zeros(len(rows), np.int64) if reqs is None else self.scorer.score_columns(columns, rows, reqs)
 
     @hookimpl
     def score_batch(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> list[Any] | Status:

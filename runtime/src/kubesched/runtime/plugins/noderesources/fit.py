@@ -26,6 +26,8 @@ from collections.abc import Collection, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from kubesched.sdk import (
     ActionType,
     ClusterEvent,
@@ -34,6 +36,7 @@ from kubesched.sdk import (
     CycleState,
     EventResource,
     Node,
+    NodeColumns,
     NodeInfo,
     Pod,
     QueueingHint,
@@ -51,8 +54,8 @@ from .args import (
     NodeResourcesFitArgs,
 )
 from .features import DEFAULT_FEATURES, Features
-from .least_allocated import least_pair_scorer, least_resource_scorer
-from .most_allocated import most_pair_scorer, most_resource_scorer
+from .least_allocated import least_column_scorer, least_pair_scorer, least_resource_scorer
+from .most_allocated import most_column_scorer, most_pair_scorer, most_resource_scorer
 from .pod_requests import (
     compute_pod_resource_request,
     is_extended_resource_name,
@@ -60,6 +63,7 @@ from .pod_requests import (
     resources_signature,
 )
 from .requested_to_capacity_ratio import (
+    requested_to_capacity_ratio_column_scorer,
     requested_to_capacity_ratio_pair_scorer,
     requested_to_capacity_ratio_scorer,
 )
@@ -303,6 +307,7 @@ def _strategy(args: NodeResourcesFitArgs) -> ResourceAllocationScorer:
             least_resource_scorer(resources),
             resources,
             pair_scorer=least_pair_scorer(resources) if pair else None,
+            column_scorer=least_column_scorer(resources),
         )
     if s.type == MOST_ALLOCATED:
         return ResourceAllocationScorer(
@@ -310,6 +315,7 @@ def _strategy(args: NodeResourcesFitArgs) -> ResourceAllocationScorer:
             most_resource_scorer(resources),
             resources,
             pair_scorer=most_pair_scorer(resources) if pair else None,
+            column_scorer=most_column_scorer(resources),
         )
     if s.type == REQUESTED_TO_CAPACITY_RATIO:
         shape = (
@@ -320,6 +326,7 @@ def _strategy(args: NodeResourcesFitArgs) -> ResourceAllocationScorer:
             requested_to_capacity_ratio_scorer(resources, shape),
             resources,
             pair_scorer=requested_to_capacity_ratio_pair_scorer(resources, shape) if pair else None,
+            column_scorer=requested_to_capacity_ratio_column_scorer(resources, shape),
         )
     raise ValueError(f"scoring strategy {s.type} is not supported")
 
@@ -406,6 +413,46 @@ class Fit:
             out.append(Status(code, *[r.reason for r in insufficient]))
         return out
 
+    @hookimpl
+    def filter_columns(self, state: CycleState, pod: Pod, columns: NodeColumns) -> tuple[Any, Mapping[int, Status]] | None:
+        """Filter over every node: one bit per resource the node lacks (in Filter's order of
+        reasons), plus a bit for "unresolvable"; a Status per distinct code."""
+        s = state.get(PRE_FILTER_STATE_KEY)
+        if type(s) is not _PreFilterState:
+            return None
+        checks: list[tuple[str, Any, Any]] = []  # (reason, insufficient, unresolvable)
+        n_pods = columns.pod_count
+        checks.append((_TOO_MANY_PODS, n_pods + 1 > columns.allocatable("pods"), None))
+        if not s.empty:
+            for name, reason, q in (
+                ("cpu", _INSUFFICIENT_CPU, s.milli_cpu),
+                ("memory", _INSUFFICIENT_MEMORY, s.memory),
+                ("ephemeral-storage", _INSUFFICIENT_EPHEMERAL, s.ephemeral_storage),
+            ):
+                if q > 0:
+                    a = columns.allocatable(name)
+                    checks.append((reason, q > a - columns.requested(name), q > a))
+            for name, q in s.scalars:
+                a = columns.allocatable(name)
+                checks.append(("Insufficient " + name, q > a - columns.requested(name), q > a))
+        codes = np.zeros(columns.n, np.int64)
+        unresolvable = None
+        for bit, (_reason, insufficient, unres) in enumerate(checks):
+            codes |= insufficient.astype(np.int64) << bit
+            if unres is not None:
+                u = insufficient & unres
+                unresolvable = u if unresolvable is None else unresolvable | u
+        if unresolvable is not None:
+            codes |= unresolvable.astype(np.int64) << len(checks)
+        table: dict[int, Status] = {}
+        for c in np.unique(codes).tolist():
+            if c == 0:
+                continue
+            reasons = [r for bit, (r, _i, _u) in enumerate(checks) if c >> bit & 1]
+            code = Code.UNSCHEDULABLE_AND_UNRESOLVABLE if c >> len(checks) & 1 else Code.UNSCHEDULABLE
+            table[c] = Status(code, *reasons)
+        return codes, table
+
     # PreScore / Score --------------------------------------------------------------------------
     @hookimpl
     def pre_score(self, state: CycleState, pod: Pod) -> Status | None:
@@ -429,6 +476,12 @@ class Fit:
         s = state.get(PRE_SCORE_STATE_KEY)
         reqs = s.pod_requests if type(s) is _PreScoreState else self.scorer.calculate_pod_resource_request_list(pod)
         return self.scorer.score_many(nodes, reqs)
+
+    @hookimpl
+    def score_columns(self, state: CycleState, pod: Pod, columns: NodeColumns, rows: Any) -> Any:
+        s = state.get(PRE_SCORE_STATE_KEY)
+        reqs = s.pod_requests if type(s) is _PreScoreState else self.scorer.calculate_pod_resource_request_list(pod)
+        return self.scorer.score_columns(columns, rows, reqs)
 
     # EnqueueExtensions -------------------------------------------------------------------------
     @hookimpl

@@ -7,13 +7,26 @@ arithmetic over the resources the node has.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
 
 from kubesched.sdk import MAX_NODE_SCORE
 
 from .args import ResourceSpec
-from .resource_allocation import PairScorer, Scorer, weighted_pair_scorer, weighted_scorer
+from .resource_allocation import (
+    ColumnScorer,
+    PairScorer,
+    Scorer,
+    weighted_column_scorer,
+    weighted_pair_scorer,
+    weighted_scorer,
+)
 
-__all__ = ["least_pair_scorer", "least_requested_score", "least_resource_scorer"]
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
+__all__ = ["least_column_scorer", "least_pair_scorer", "least_requested_score", "least_resource_scorer"]
 
 
 def least_resource_scorer(resources: Sequence[ResourceSpec]) -> Scorer:
@@ -24,6 +37,16 @@ def least_resource_scorer(resources: Sequence[ResourceSpec]) -> Scorer:
 def least_pair_scorer(resources: Sequence[ResourceSpec]) -> PairScorer:
     """leastResourceScorer for the resources (cpu, memory), on ints."""
     return weighted_pair_scorer([r.weight for r in resources], least_requested_score)
+
+
+def least_column_scorer(resources: Sequence[ResourceSpec]) -> ColumnScorer:
+    """leastResourceScorer over columns."""
+    return weighted_column_scorer([r.weight for r in resources], least_requested_score_columns)
+
+
+def least_requested_score_columns(requested: NDArray[np.int64], capacity: NDArray[np.int64]) -> NDArray[np.int64]:
+    """:func:`least_requested_score` per entry (capacity > 0)."""
+    return np.where(requested > capacity, 0, ((capacity - requested) * MAX_NODE_SCORE) // capacity)
 
 
 def least_requested_score(requested: int, capacity: int) -> int:

@@ -11,16 +11,23 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
 
 from kubesched.sdk import MAX_NODE_SCORE
 
 from .args import MAX_CUSTOM_PRIORITY_SCORE, ResourceSpec, UtilizationShapePoint
-from .resource_allocation import PairScorer, Scorer
+from .resource_allocation import ColumnScorer, PairScorer, Scorer
 from .shape import FunctionShapePoint, build_broken_linear_function
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 __all__ = [
     "MAX_UTILIZATION",
     "build_requested_to_capacity_ratio_scorer_function",
+    "requested_to_capacity_ratio_column_scorer",
     "requested_to_capacity_ratio_pair_scorer",
     "requested_to_capacity_ratio_scorer",
 ]
@@ -107,5 +114,40 @@ def requested_to_capacity_ratio_pair_scorer(
         if weight_sum == 0:
             return 0
         return _go_round(node_score / weight_sum)
+
+    return scorer
+
+
+def requested_to_capacity_ratio_column_scorer(
+    resources: Sequence[ResourceSpec], shape: Sequence[UtilizationShapePoint]
+) -> ColumnScorer:
+    """The scorer over columns: the broken linear function tabulated on its integer domain
+    (utilization 0..100), the weighted mean rounded as Go's math.Round."""
+    raw = build_broken_linear_function(_scaled(shape))
+    table = np.array([raw(u) for u in range(MAX_UTILIZATION + 1)], np.int64)
+    weights = tuple(r.weight for r in resources)
+
+    def scorer(requested: list[NDArray[np.int64]], allocated: list[NDArray[np.int64]], allocatable: list[NDArray[np.int64]]) -> NDArray[np.int64]:
+        n = len(requested[0]) if requested else 0
+        node_score = np.zeros(n, np.int64)
+        weight_sum = np.zeros(n, np.int64)
+        for i in range(len(requested)):
+            cap = allocatable[i]
+            has = cap != 0
+            if not has.any():
+                continue
+            req = requested[i]
+            util = np.where(req > cap, MAX_UTILIZATION, (req * MAX_UTILIZATION) // np.where(has, cap, 1))
+            rs = table[np.clip(util, 0, MAX_UTILIZATION)]
+            use = has & (rs > 0)
+            node_score += np.where(use, rs * weights[i], 0)
+            weight_sum += np.where(use, weights[i], 0)
+        out = np.zeros(n, np.int64)
+        nz = weight_sum != 0
+        if nz.any():
+            x = node_score[nz] / weight_sum[nz]
+            r = np.floor(x)
+            out[nz] = (r + (x - r >= 0.5)).astype(np.int64)
+        return out
 
     return scorer

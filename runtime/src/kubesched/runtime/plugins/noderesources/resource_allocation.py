@@ -24,14 +24,27 @@ which kubesched does not model; with no such DeviceClass Go takes the same path 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from kubesched.sdk import Code, NodeInfo, Pod, Status, is_scalar_resource
+import numpy as np
+
+from kubesched.sdk import Code, NodeColumns, NodeInfo, Pod, Status, is_scalar_resource
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 from .args import ResourceSpec
 from .pod_requests import pod_requests, quantity_value
 
-__all__ = ["PairScorer", "ResourceAllocationScorer", "Scorer", "weighted_pair_scorer", "weighted_scorer"]
+__all__ = [
+    "ColumnScorer",
+    "PairScorer",
+    "ResourceAllocationScorer",
+    "Scorer",
+    "weighted_column_scorer",
+    "weighted_pair_scorer",
+    "weighted_scorer",
+]
 
 #: ``scorer(requested, allocated, allocatable) -> score``: lists in the order of the configured
 #: resources; ``requested`` includes the pod, ``allocated`` is the node without it.
@@ -60,6 +73,38 @@ def weighted_scorer(weights: Sequence[int], resource_score: Callable[[int, int],
         if weight_sum == 0:
             return 0
         return node_score // weight_sum
+
+    return scorer
+
+
+#: The scorer over columns: ``(requested, allocated, allocatable)`` as lists (one per configured
+#: resource) of int64 arrays (one entry per node) -> an int64 array of scores.
+ColumnScorer = Callable[[list["NDArray[np.int64]"], list["NDArray[np.int64]"], list["NDArray[np.int64]"]], "NDArray[np.int64]"]
+
+
+def weighted_column_scorer(
+    weights: Sequence[int], resource_score: Callable[[NDArray[np.int64], NDArray[np.int64]], NDArray[np.int64]]
+) -> ColumnScorer:
+    """:func:`weighted_scorer` over columns; ``resource_score(requested, capacity)`` is given
+    capacity 1 where the node lacks the resource (those entries are not counted)."""
+    weights = tuple(weights)
+
+    def scorer(requested: list[NDArray[np.int64]], allocated: list[NDArray[np.int64]], allocatable: list[NDArray[np.int64]]) -> NDArray[np.int64]:
+        n = len(requested[0]) if requested else 0
+        node_score = np.zeros(n, np.int64)
+        weight_sum = np.zeros(n, np.int64)
+        for i in range(len(requested)):
+            capacity = allocatable[i]
+            has = capacity != 0
+            if not has.any():
+                continue
+            weight = weights[i]
+            node_score += np.where(has, resource_score(requested[i], np.where(has, capacity, 1)) * weight, 0)
+            weight_sum += np.where(has, weight, 0)
+        out = np.zeros(n, np.int64)
+        nz = weight_sum != 0
+        out[nz] = node_score[nz] // weight_sum[nz]
+        return out
 
     return scorer
 
@@ -108,6 +153,7 @@ class ResourceAllocationScorer:
     __slots__ = (
         "_cpu_mem",
         "_kinds",
+        "column_scorer",
         "enable_in_place_pod_level_resources_vertical_scaling",
         "enable_in_place_pod_vertical_scaling",
         "enable_pod_level_resources",
@@ -125,6 +171,7 @@ class ResourceAllocationScorer:
         resources: Sequence[ResourceSpec],
         *,
         pair_scorer: PairScorer | None = None,
+        column_scorer: ColumnScorer | None = None,
         use_requested: bool = False,
         enable_in_place_pod_vertical_scaling: bool = False,
         enable_pod_level_resources: bool = False,
@@ -145,6 +192,8 @@ class ResourceAllocationScorer:
         if pair_scorer is None:
             pair_scorer = _pair_from(scorer)
         self.pair_scorer = pair_scorer
+        #: the strategy over columns (None: no column form)
+        self.column_scorer = column_scorer
 
     # score -----------------------------------------------------------------------------------
     def score(self, node_info: NodeInfo, pod_requests: Sequence[int]) -> Any:
@@ -182,6 +231,43 @@ class ResourceAllocationScorer:
             u1 = req.memory if a1 else 0
             out.append(scorer(u0 + p0 if a0 else 0, u1 + p1 if a1 else 0, u0, u1, a0, a1))
         return out
+
+    def score_columns(self, columns: NodeColumns, rows: NDArray[np.intp], pod_requests: Sequence[int]) -> NDArray[np.int64] | None:
+        """:meth:`score` for the nodes of ``rows`` over the snapshot's columns; None when the
+        strategy has no column form (or no resources are set: the per-node form reports it)."""
+        if self.column_scorer is None or not self._kinds:
+            return None
+        req_l, used_l, alloc_l = self.calculate_node_allocatable_request_columns(columns, rows, pod_requests)
+        return self.column_scorer(req_l, used_l, alloc_l)
+
+    def calculate_node_allocatable_request_columns(
+        self, columns: NodeColumns, rows: NDArray[np.intp], pod_requests: Sequence[int]
+    ) -> tuple[list[NDArray[np.int64]], list[NDArray[np.int64]], list[NDArray[np.int64]]]:
+        """:meth:`calculate_node_allocatable_request` for the nodes of ``rows``: per resource,
+        int64 arrays of (requested, allocated, allocatable)."""
+        n = len(rows)
+        req_l = []
+        used_l = []
+        alloc_l = []
+        nz = columns.requested if self.use_requested else columns.non_zero_requested
+        for (kind, name), pod_request in zip(self._kinds, pod_requests):
+            if kind == _CPU or kind == _MEMORY:
+                a = columns.allocatable(name)[rows]
+                u = nz(name)[rows]
+            elif kind == _EPHEMERAL or (kind == _SCALAR and pod_request != 0):
+                a = columns.allocatable(name)[rows]
+                u = columns.requested(name)[rows]
+            else:
+                zero = np.zeros(n, np.int64)
+                req_l.append(zero)
+                used_l.append(zero)
+                alloc_l.append(zero)
+                continue
+            has = a != 0
+            alloc_l.append(a)
+            used_l.append(np.where(has, u, 0))
+            req_l.append(np.where(has, u + pod_request, 0))
+        return req_l, used_l, alloc_l
 
     def calculate_node_allocatable_request(
         self, node_info: NodeInfo, pod_requests: Sequence[int]
