@@ -14,7 +14,7 @@ and reproducible with ``--seed``.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,7 +26,74 @@ from ..kinds import CLUSTER_SCOPED_KINDS
 from ..objectstore import ObjectStore
 from ..timefmt import rfc3339
 
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_BASE_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_MAP, _SEQ, _STR = "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq", "tag:yaml.org,2002:str"
+_SPECIAL_KEYS = frozenset({"tag:yaml.org,2002:merge", "tag:yaml.org,2002:value"})
+_PLAIN_SCALARS = frozenset({"tag:yaml.org,2002:null", "tag:yaml.org,2002:bool", "tag:yaml.org,2002:int", "tag:yaml.org,2002:float", "tag:yaml.org,2002:timestamp"})
+
+
+class _Fallback(Exception):
+    """The document has something the direct construction leaves to PyYAML's own."""
+
+
+class _Loader(_BASE_LOADER):  # type: ignore[misc]
+    """PyYAML's (C) safe loader, building each document directly: strings, maps and lists in
+    one recursive pass, the resolved tag of each plain scalar looked up once per distinct
+    value. The result is what ``SafeLoader`` builds (aliases give the same object); a document
+    with anything else (merge keys, explicit tags, an unhashable key, a constructor error) is
+    built again by PyYAML's own constructor, so what it accepts and its errors are unchanged."""
+
+    def __init__(self, stream: Any) -> None:
+        super().__init__(stream)
+        self._tags: dict[str, str] = {}
+
+    def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
+        if self.yaml_path_resolvers:  # none in the safe loader (Resolver.resolve's other branch)
+            return super().resolve(kind, value, implicit)
+        if kind is yaml.ScalarNode:
+            if not implicit[0]:
+                return _STR
+            tag = self._tags.get(value)
+            if tag is None:
+                tag = self._tags[value] = super().resolve(kind, value, implicit)
+            return tag
+        return _SEQ if kind is yaml.SequenceNode else _MAP
+
+    def construct_document(self, node: Any) -> Any:
+        try:
+            data = self._build(node, {})
+        except Exception:
+            self.constructed_objects, self.recursive_objects, self.state_generators = {}, {}, []  # type: ignore[var-annotated]
+            return super().construct_document(node)
+        return data
+
+    def _build(self, node: Any, memo: dict[Any, Any]) -> Any:
+        tag = node.tag
+        if tag == _STR and type(node) is yaml.ScalarNode:
+            return node.value
+        got = memo.get(node)
+        if got is not None:
+            return got
+        build = self._build
+        if tag == _MAP and type(node) is yaml.MappingNode:
+            d: dict[Any, Any] = {}
+            memo[node] = d
+            for k, v in node.value:
+                if k.tag in _SPECIAL_KEYS:
+                    raise _Fallback
+                key = build(k, memo)
+                if type(key) is not str and not isinstance(key, Hashable):
+                    raise _Fallback
+                d[key] = build(v, memo)
+            return d
+        if tag == _SEQ and type(node) is yaml.SequenceNode:
+            seq: list[Any] = []
+            memo[node] = seq
+            seq.extend([build(v, memo) for v in node.value])
+            return seq
+        if tag in _PLAIN_SCALARS and type(node) is yaml.ScalarNode:
+            return self.yaml_constructors[tag](self, node)
+        raise _Fallback
 
 __all__ = ["ManifestError", "RecordedEvent", "SimulatedCluster", "apply_defaults", "load_manifests"]
 
@@ -73,7 +140,7 @@ def load_manifests(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
     except OSError as e:
         raise ManifestError(f"{source}: {e.strerror or e}") from None
     try:
-        docs = list(yaml.load_all(text, Loader=_LOADER))
+        docs = list(yaml.load_all(text, Loader=_Loader))
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         where = f":{mark.line + 1}:{mark.column + 1}" if mark is not None else ""
