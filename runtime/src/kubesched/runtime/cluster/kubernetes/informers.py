@@ -8,7 +8,6 @@ with backoff for as long as the informer runs.
 
 from __future__ import annotations
 
-import json
 import logging
 import random
 import threading
@@ -17,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from kubesched.sdk.readonly import read_only
 
+from .codec import loads
 from .discovery import api_path
 from .errors import Forbidden, Gone, Unauthorized, error_for
 from .retry import Backoff, retry
@@ -130,17 +130,17 @@ class Informer:
         except Gone:
             return False
         try:
-            buf = b""
+            buf = b""  # the start of an event whose end has not come yet
             for chunk in resp.stream(65536, decode_content=True):
                 if self._stop.is_set():
                     return True
-                buf += chunk
-                while b"\n" in buf:
-                    line, buf = buf.split(b"\n", 1)
-                    if not line.strip():
-                        continue
-                    ev = json.loads(line)
-                    if not self._handle(ev):
+                if b"\n" not in chunk:
+                    buf += chunk
+                    continue
+                lines = (buf + chunk if buf else chunk).split(b"\n")
+                buf = lines.pop()
+                for line in lines:
+                    if line and not line.isspace() and not self._handle(loads(line)):
                         return False
         finally:
             resp.release_conn()

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from kubesched.sdk import ObjectNotFound
 from kubesched.sdk.readonly import read_only
 
+from .codec import copy_json
 from .discovery import api_path
 from .errors import Conflict
 from .informers import Informer
@@ -62,7 +62,7 @@ class KubeObjects:
                 obj = inf.store.get(self._cache_key(api_version, kind, name, namespace))
             if obj is None:
                 raise ObjectNotFound(f'{kind} "{name}" not found')
-            return json.loads(json.dumps(obj))
+            return copy_json(obj)
         gv, plural, namespaced = self._res(api_version, kind)
         return self._c.client.request("GET", api_path(gv, plural, namespaced, namespace or "default", name))
 
@@ -78,7 +78,7 @@ class KubeObjects:
                     continue
                 if label_selector and any((md.get("labels") or {}).get(k) != v for k, v in label_selector.items()):
                     continue
-                out.append(json.loads(json.dumps(o)))
+                out.append(copy_json(o))
             return out
         gv, plural, namespaced = self._res(api_version, kind)
         sel = ",".join(f"{k}={v}" for k, v in (label_selector or {}).items()) or None

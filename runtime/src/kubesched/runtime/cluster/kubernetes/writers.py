@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 from kubesched.sdk import Pod
 
 from ...timefmt import rfc3339
+from .codec import dumps
 from .errors import Conflict, Invalid, NotFound, retryable
 from .retry import Backoff, retry
 
@@ -99,7 +100,7 @@ class _StatusPatch(_Write):
         if self.nominated is not None:
             # "" clears it: null removes the field in a strategic merge patch
             status["nominatedNodeName"] = self.nominated or None
-        self.body = {"metadata": {"uid": self.uid}, "status": status}
+        self.body = dumps({"metadata": {"uid": self.uid}, "status": status})
         super().send()
 
 
@@ -114,7 +115,7 @@ class _AnnotationPatch(_Write):
         self.annotations = {**older.annotations, **self.annotations}
 
     def send(self) -> None:
-        self.body = {"metadata": {"annotations": self.annotations}}
+        self.body = dumps({"metadata": {"annotations": self.annotations}})
         super().send()
 
 
@@ -153,12 +154,12 @@ class Writer:
     def bind(self, pod: Pod, node_name: str) -> None:
         """Raises ObjectConflict (``Conflict``) when the pod is bound elsewhere, ObjectNotFound
         (``NotFound``) when it is gone."""
-        body = {
+        body = dumps({
             "apiVersion": "v1",
             "kind": "Binding",
             "metadata": {"name": pod.name, "namespace": pod.namespace, "uid": pod.uid},
             "target": {"apiVersion": "v1", "kind": "Node", "name": node_name},
-        }
+        })
         path = f"/api/v1/namespaces/{pod.namespace}/pods/{pod.name}/binding"
 
         def post() -> None:
@@ -291,7 +292,7 @@ class Writer:
             rmd = related.get("metadata") or {}
             body["related"] = {"apiVersion": related.get("apiVersion", "v1"), "kind": related.get("kind"), "name": rmd.get("name"), "namespace": rmd.get("namespace"), "uid": rmd.get("uid")}
         # a new object each: nothing to order
-        self._queue_write(_Write(self.client, "POST", f"/apis/events.k8s.io/v1/namespaces/{ns}/events", body, limit="events", decode=False))
+        self._queue_write(_Write(self.client, "POST", f"/apis/events.k8s.io/v1/namespaces/{ns}/events", dumps(body), limit="events", decode=False))
 
     def update_pod_condition(self, pod: Pod, condition: Mapping[str, Any], nominated_node_name: str | None) -> None:
         """Patch the pod's status: ``condition``, and ``nominated_node_name`` unless None ("" clears it)."""
