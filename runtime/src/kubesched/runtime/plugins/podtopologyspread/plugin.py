@@ -21,6 +21,8 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import numpy as np
+
 from kubesched.sdk import (
     MAX_NODE_SCORE,
     ActionType,
@@ -32,6 +34,7 @@ from kubesched.sdk import (
     Handle,
     InvalidObjectError,
     Node,
+    NodeColumns,
     NodeInfo,
     NodeScore,
     Pod,
@@ -40,9 +43,21 @@ from kubesched.sdk import (
     Status,
     hookimpl,
 )
+from kubesched.sdk.columns import rows_of
 
+from ...podindex import PodIndex
+from ...snapshot import Snapshot
 from ..helper import as_views
 from .args import DO_NOT_SCHEDULE, SCHEDULE_ANYWAY, SYSTEM_DEFAULTING, PodTopologySpreadArgs
+from .columns import (
+    FilterColumns,
+    ScoreColumns,
+    filter_codes,
+    normalize_rows,
+    pre_filter_counts,
+    pre_score_counts,
+    score_rows,
+)
 from .common import (
     HONOR,
     LABEL_HOSTNAME,
@@ -139,7 +154,7 @@ class PreFilterState(StateData):
     ``self_match[i]`` (whether the pod itself matches the selector; fixed for the cycle).
     """
 
-    __slots__ = ("constraints", "critical_paths", "self_match", "tp_value_to_match_num")
+    __slots__ = ("columns", "constraints", "critical_paths", "self_match", "tp_value_to_match_num")
 
     def __init__(
         self,
@@ -152,6 +167,8 @@ class PreFilterState(StateData):
         self.critical_paths = critical_paths or []
         self.tp_value_to_match_num = tp_value_to_match_num or []
         self.self_match = self_match or []
+        #: the arrays of the Filter column form (None: it declines)
+        self.columns: FilterColumns | None = None
 
     def min_match_num(self, i: int, min_domains: int) -> int:
         """The global minimum for the skew, taking minDomains into account."""
@@ -179,6 +196,7 @@ class PreScoreState(StateData):
     """
 
     __slots__ = (
+        "columns",
         "constraints",
         "ignored_nodes",
         "topology_normalizing_weight",
@@ -190,6 +208,8 @@ class PreScoreState(StateData):
         self.ignored_nodes: set[str] = set()
         self.topology_value_to_pod_counts: list[dict[str, int]] = []
         self.topology_normalizing_weight: list[float] = []
+        #: the arrays of the Score column form (None: it declines)
+        self.columns: ScoreColumns | None = None
 
     def clone(self) -> PreScoreState:
         # Not mutated after PreScore: no need to copy (as kube-scheduler).
@@ -252,6 +272,10 @@ class PodTopologySpread:
         # behaviour kube-scheduler keeps for a disabled gate.
         self.enable_node_inclusion_policy = True
         self.enable_match_label_keys = True
+        #: matching pods per node, kept up to date (PreFilter/PreScore read it)
+        self.index = PodIndex()
+        #: build PreFilter/PreScore states from the index (off: the scans, as kube-scheduler)
+        self.use_index = True
 
     # --- constraints ------------------------------------------------------------------------------
     def _filter_constraints(
@@ -336,10 +360,37 @@ class PodTopologySpread:
         self_match = [1 if c.selector.matches(pod_labels) else 0 for c in constraints]
         return PreFilterState(constraints, critical_paths, tp_value_to_match_num, self_match)
 
+    def _indexed_columns(self, nodes: Sequence[NodeInfo] | None) -> NodeColumns | None:
+        """The snapshot's columns when PreFilter/PreScore may count through the index: the
+        index is on, node inclusion policies are on, and ``nodes`` (PreFilter's) are the
+        snapshot's."""
+        if not self.use_index or not self.enable_node_inclusion_policy:
+            return None
+        try:
+            snap = self._handle.snapshot()
+        except Exception:
+            return None
+        if not isinstance(snap, Snapshot) or (nodes is not None and nodes is not snap.list()):
+            return None
+        return snap.columns
+
+    def _pre_filter_from_index(self, pod: Pod, columns: NodeColumns) -> PreFilterState:
+        """calPreFilterState through the index (the same state, with the column form's arrays)."""
+        constraints = self.get_constraints(pod, DO_NOT_SCHEDULE)
+        if not constraints:
+            return PreFilterState()
+        matched, paths, fc = pre_filter_counts(self.index, columns, pod, constraints)
+        pod_labels = pod.labels
+        self_match = [1 if c.selector.matches(pod_labels) else 0 for c in constraints]
+        s = PreFilterState(constraints, [_CriticalPaths(p) for p in paths], matched, self_match)
+        s.columns = fc
+        return s
+
     @hookimpl
     def pre_filter(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:
         try:
-            s = self.cal_pre_filter_state(pod, nodes)
+            cols = self._indexed_columns(nodes)
+            s = self.cal_pre_filter_state(pod, nodes) if cols is None else self._pre_filter_from_index(pod, cols)
         except InvalidObjectError as e:
             return Status.failed(
                 f"get constraints from pod: obtaining pod's hard topology spread constraints: {e}",
@@ -361,6 +412,7 @@ class PodTopologySpread:
         node = node_info.node
         if updated_pod.namespace != preemptor_pod.namespace or node is None:
             return
+        s.columns = None  # the counts change: the column form declines
         labels = node.labels
         if not node_labels_match_spread_constraints(labels, s.constraints):
             return
@@ -427,7 +479,24 @@ class PodTopologySpread:
                 return Status(Code.UNSCHEDULABLE, ERR_REASON_CONSTRAINTS_NOT_MATCH)
         return None
 
+    @hookimpl
+    def filter_columns(self, state: CycleState, pod: Pod, columns: NodeColumns) -> Any:
+        s = state.get(PRE_FILTER_STATE_KEY)
+        if not isinstance(s, PreFilterState) or s.columns is None or s.columns.columns is not columns:
+            return None
+        return filter_codes(s.columns, s.constraints, s.self_match), (
+            None,
+            Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_NODE_LABEL_NOT_MATCH),
+            Status(Code.UNSCHEDULABLE, ERR_REASON_CONSTRAINTS_NOT_MATCH),
+        )
+
     # --- PreScore ---------------------------------------------------------------------------------------
+    def _score_constraints(self, pod: Pod) -> list[TopologySpreadConstraint]:
+        tsc = pod.topology_spread_constraints
+        if tsc:
+            return self._filter_constraints(tsc, pod.labels, SCHEDULE_ANYWAY, "spec.topologySpreadConstraints")
+        return self.build_default_constraints(pod, SCHEDULE_ANYWAY)
+
     def init_pre_score_state(
         self,
         s: PreScoreState,
@@ -437,13 +506,7 @@ class PodTopologySpread:
     ) -> None:
         """initPreScoreState: the constraints, the ignored nodes, the domains of the filtered
         nodes and the per-constraint normalizing weight."""
-        tsc = pod.topology_spread_constraints
-        if tsc:
-            s.constraints = self._filter_constraints(
-                tsc, pod.labels, SCHEDULE_ANYWAY, "spec.topologySpreadConstraints"
-            )
-        else:
-            s.constraints = self.build_default_constraints(pod, SCHEDULE_ANYWAY)
+        s.constraints = self._score_constraints(pod)
         if not s.constraints:
             return
         n = len(s.constraints)
@@ -488,6 +551,25 @@ class PodTopologySpread:
         # spreading rules. This allows nodes that don't have a zone label to still have
         # hostname spreading.
         require_all_topologies = bool(pod.topology_spread_constraints) or not self.system_defaulted
+        cols = self._indexed_columns(None)
+        if cols is not None:
+            index = cols.index
+            if all(ni.name in index for ni in nodes):
+                try:
+                    s.constraints = self._score_constraints(pod)
+                except InvalidObjectError as e:
+                    return Status.failed(
+                        f"calculating preScoreState: obtaining pod's soft topology spread constraints: {e}",
+                        e,
+                    )
+                if not s.constraints:
+                    return Status.skip()
+                rows = rows_of(cols, nodes)
+                s.ignored_nodes, s.topology_value_to_pod_counts, s.topology_normalizing_weight, s.columns = pre_score_counts(
+                    self.index, cols, pod, s.constraints, rows, require_all_topologies
+                )
+                state.write(PRE_SCORE_STATE_KEY, s)
+                return None
         try:
             self.init_pre_score_state(s, pod, nodes, require_all_topologies)
         except InvalidObjectError as e:
@@ -550,6 +632,20 @@ class PodTopologySpread:
                 cnt = s.topology_value_to_pod_counts[i].get(tp_val, 0)
             score += cnt * s.topology_normalizing_weight[i] + (c.max_skew - 1)
         return _go_round(score)
+
+    @hookimpl
+    def score_columns(self, state: CycleState, pod: Pod, columns: NodeColumns, rows: Any) -> Any:
+        s = state.get(PRE_SCORE_STATE_KEY)
+        if not isinstance(s, PreScoreState) or s.columns is None or s.columns.columns is not columns:
+            return None
+        return score_rows(s.columns, s.constraints, s.topology_normalizing_weight, rows)
+
+    @hookimpl
+    def normalize_score_columns(self, state: CycleState, pod: Pod, scores: Any) -> Any:
+        s = state.get(PRE_SCORE_STATE_KEY)
+        if not isinstance(s, PreScoreState) or s.columns is None or s.columns.last_ignored is None:
+            return _state_error(PRE_SCORE_STATE_KEY, s, prefix="error reading")
+        return normalize_rows(np.asarray(scores, np.int64), s.columns.last_ignored, MAX_NODE_SCORE)
 
     @hookimpl
     def normalize_score(
