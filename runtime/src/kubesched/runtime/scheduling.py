@@ -232,9 +232,13 @@ class Scheduling:
                 res.scores = scores
             return res
         if not fwk.has_score_plugins():
-            scores, st = self.prioritize_nodes(fwk, state, pod, feasible)
-            host = self.select_host(scores)
-            return ScheduleResult(host, len(feasible) + diagnosis.rejected_count(), len(feasible), scores if keep_scores else [], diagnosis)
+            if keep_scores:
+                scores, st = self.prioritize_nodes(fwk, state, pod, feasible)
+                host = self.select_host(scores)
+                return ScheduleResult(host, len(feasible) + diagnosis.rejected_count(), len(feasible), scores, diagnosis)
+            # every node scores 1: select_host's draw among all of them
+            host = feasible[self.rng.randrange(len(feasible))].name
+            return ScheduleResult(host, len(feasible) + diagnosis.rejected_count(), len(feasible), [], diagnosis)
         st = fwk.run_pre_score_plugins(state, pod, feasible)
         if not st.is_success():
             raise SchedulingError(st)
@@ -316,7 +320,8 @@ class Scheduling:
         to_find = num_feasible_nodes_to_find(pct, n)
         start = self.next_start_node_index % n
         if not fwk.has_filter_plugins():
-            return [nodes[(start + i) % n] for i in range(to_find)]
+            order = list(nodes[start:]) + list(nodes[:start]) if start else list(nodes)
+            return order[:to_find]
         has_nominated = fwk.services is not None and fwk.services.has_nominated_pods()
         table: dict[Any, Any] | None = None
         entries = fwk.active_filters(state)
