@@ -54,6 +54,7 @@ from kubesched.sdk import (
     CycleState,
     EventResource,
     Node,
+    NodeColumns,
     NodeInfo,
     NodeScore,
     ObjectNotFound,
@@ -64,7 +65,10 @@ from kubesched.sdk import (
 )
 from kubesched.sdk.selectors import NOTHING
 
+from ...podindex import PodIndex
+from ...snapshot import Snapshot
 from ..helper import as_views
+from .columns import filter_codes, pre_filter_counts
 from .filtering import (
     ERR_REASON_AFFINITY_RULES_NOT_MATCH,
     ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH,
@@ -122,6 +126,10 @@ class InterPodAffinity:
     def __init__(self, args: InterPodAffinityArgs | None, handle: Any) -> None:
         self.args = args if args is not None else InterPodAffinityArgs()
         self.handle = handle
+        #: pods per node, kept up to date (PreFilter counts through it)
+        self.index = PodIndex()
+        #: count through the index (off: the scans, as kube-scheduler)
+        self.use_index = True
 
     # namespaces ---------------------------------------------------------------------------
     def _namespace_labels(self, namespace: str) -> Mapping[str, str]:
@@ -270,12 +278,29 @@ class InterPodAffinity:
         except Exception as e:
             return Status.from_exception(e)
         ns_labels = self._namespace_labels(pod.namespace)
-        existing = existing_anti_affinity_counts(pod, ns_labels, nodes_with_anti)
-        affinity, anti = incoming_affinity_anti_affinity_counts(req_aff, req_anti, nodes)
+        cols = self._indexed_columns(nodes)
+        if cols is not None:
+            existing, affinity, anti = pre_filter_counts(self.index, cols, pod, ns_labels, req_aff, req_anti)
+        else:
+            existing = existing_anti_affinity_counts(pod, ns_labels, nodes_with_anti)
+            affinity, anti = incoming_affinity_anti_affinity_counts(req_aff, req_anti, nodes)
         if not existing and not req_aff and not req_anti:
             return Status.skip()
         state.write(PRE_FILTER_STATE_KEY, PreFilterState(pod, req_aff, req_anti, ns_labels, existing, affinity, anti))
         return None
+
+    def _indexed_columns(self, nodes: Sequence[NodeInfo]) -> NodeColumns | None:
+        """The snapshot's columns when PreFilter may count through the index (on, and
+        ``nodes`` are the snapshot's)."""
+        if not self.use_index:
+            return None
+        try:
+            snap = self.handle.snapshot()
+        except Exception:
+            return None
+        if not isinstance(snap, Snapshot) or nodes is not snap.list():
+            return None
+        return snap.columns
 
     def _pre_filter_state(self, state: CycleState) -> PreFilterState | None:
         s = state.get(PRE_FILTER_STATE_KEY)
@@ -320,6 +345,18 @@ class InterPodAffinity:
         if s.existing_anti_affinity_counts and not satisfy_existing_pods_anti_affinity(s, labels):
             return Status.unschedulable(ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH)
         return None
+
+    @hookimpl
+    def filter_columns(self, state: CycleState, pod: Pod, columns: NodeColumns) -> Any:
+        s = state.get(PRE_FILTER_STATE_KEY)
+        if not isinstance(s, PreFilterState):
+            return None
+        return filter_codes(s, columns), (
+            None,
+            Status.unresolvable(ERR_REASON_AFFINITY_RULES_NOT_MATCH),
+            Status.unschedulable(ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH),
+            Status.unschedulable(ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH),
+        )
 
     # PreScore / Score ---------------------------------------------------------------------
     @hookimpl

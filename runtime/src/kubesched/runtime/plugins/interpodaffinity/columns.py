@@ -1,0 +1,130 @@
+"""InterPodAffinity over the snapshot's columns: PreFilter's counts per topology pair from
+per-node pod counts kept by a :class:`~kubesched.runtime.podindex.PodIndex` (a bincount over the
+topology label codes instead of a scan of every pod), and the column form of Filter, which reads
+the same ``PreFilterState`` as the per-node Filter (so it stays exact after
+``pre_filter_add_pod``/``pre_filter_remove_pod``)."""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from kubesched.sdk import AffinityTerm, NodeColumns, Pod
+
+from ...podindex import PodIndex, selector_key
+from .filtering import PreFilterState, TopologyCounts
+from .terms import match_all_terms, pod_terms
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
+__all__ = ["filter_codes", "pre_filter_counts"]
+
+_I64 = np.int64
+_NO_LABELS: Mapping[str, str] = {}
+_TERM_KEYS = "_kubesched_interpodaffinity_anti_keys"
+
+
+def match_key(t: AffinityTerm) -> tuple[Hashable, ...]:
+    """Equal for terms that select the same pods."""
+    return (t.namespaces, selector_key(t.selector), selector_key(t.namespace_selector))
+
+
+def term_key(t: AffinityTerm) -> tuple[Hashable, ...]:
+    """Equal for terms that select the same pods over the same topology key."""
+    return (*match_key(t), t.topology_key)
+
+
+def _req_anti_terms(p: Pod) -> Iterable[tuple[Hashable, Any]]:
+    d = p.__dict__
+    got = d.get(_TERM_KEYS)
+    if got is None:
+        got = d[_TERM_KEYS] = tuple((term_key(t), t) for t in pod_terms(p).req_anti_affinity)
+    return got  # type: ignore[no-any-return]
+
+
+def _add_pairs(out: TopologyCounts, columns: NodeColumns, tk: str, per_row: NDArray[np.int64]) -> None:
+    """out[(tk, v)] += the sum of ``per_row`` over the nodes whose ``tk`` label is ``v``."""
+    codes, values = columns.label(tk)
+    has = (codes >= 0) & (per_row != 0)
+    if not has.any():
+        return
+    dom = np.bincount(codes[has], weights=per_row[has], minlength=len(values)).astype(_I64)
+    for k in np.flatnonzero(dom).tolist():
+        pair = (tk, values[k])
+        n = out.get(pair, 0) + int(dom[k])
+        if n == 0:
+            out.pop(pair, None)
+        else:
+            out[pair] = n
+
+
+def pre_filter_counts(
+    index: PodIndex,
+    columns: NodeColumns,
+    pod: Pod,
+    ns_labels: Mapping[str, str],
+    req_aff: Sequence[AffinityTerm],
+    req_anti: Sequence[AffinityTerm],
+) -> tuple[TopologyCounts, TopologyCounts, TopologyCounts]:
+    """getExistingAntiAffinityCounts and getIncomingAffinityAntiAffinityCounts through the index."""
+    existing: TopologyCounts = {}
+    counts, items = index.inventory(columns, "InterPodAffinity.requiredAntiAffinity", _req_anti_terms)
+    for k, per_row in counts.items():
+        t = items[k]
+        if t.matches(pod, ns_labels):
+            _add_pairs(existing, columns, t.topology_key, per_row)
+    affinity: TopologyCounts = {}
+    anti: TopologyCounts = {}
+    if req_aff:
+        terms = tuple(req_aff)
+        key = ("InterPodAffinity.all", tuple(match_key(t) for t in terms))
+        per_row = index.counts(columns, key, lambda p: match_all_terms(terms, p, _NO_LABELS))
+        for t in terms:
+            _add_pairs(affinity, columns, t.topology_key, per_row)
+    for t in req_anti:
+        key = ("InterPodAffinity.one", match_key(t))
+        per_row = index.counts(columns, key, lambda p, t=t: t.matches(p, _NO_LABELS))  # type: ignore[misc]
+        _add_pairs(anti, columns, t.topology_key, per_row)
+    return existing, affinity, anti
+
+
+def _per_node(columns: NodeColumns, tk: str, counts: TopologyCounts) -> tuple[NDArray[np.bool_], NDArray[np.int64]]:
+    """(has the label, the count of the node's pair) per row."""
+    codes, values = columns.label(tk)
+    dom = np.fromiter((counts.get((tk, v), 0) for v in values), _I64, len(values))
+    has = codes >= 0
+    if not len(dom):
+        return has, np.zeros(columns.n, _I64)
+    return has, dom[np.where(has, codes, 0)] * has
+
+
+def filter_codes(s: PreFilterState, columns: NodeColumns) -> NDArray[np.int32]:
+    """Per row: 0 passes, 1 affinity, 2 anti-affinity, 3 existing pods' anti-affinity (the
+    per-node Filter's order)."""
+    n = columns.n
+    out = np.zeros(n, np.int32)
+    if s.affinity_keys:
+        missing = np.zeros(n, bool)
+        exist = np.ones(n, bool)
+        for tk in s.affinity_keys:
+            has, cnt = _per_node(columns, tk, s.affinity_counts)
+            missing |= ~has
+            exist &= cnt > 0
+        first_of_series = not s.affinity_counts and s.self_match
+        out[missing | (~exist if not first_of_series else np.zeros(n, bool))] = 1
+    if s.anti_affinity_counts:
+        bad = np.zeros(n, bool)
+        for tk in s.anti_affinity_keys:
+            has, cnt = _per_node(columns, tk, s.anti_affinity_counts)
+            bad |= cnt > 0
+        out[bad & (out == 0)] = 2
+    if s.existing_anti_affinity_counts:
+        bad = np.zeros(n, bool)
+        for tk in dict.fromkeys(k for (k, _v), c in s.existing_anti_affinity_counts.items() if c > 0):
+            has, cnt = _per_node(columns, tk, s.existing_anti_affinity_counts)
+            bad |= cnt > 0
+        out[bad & (out == 0)] = 3
+    return out
