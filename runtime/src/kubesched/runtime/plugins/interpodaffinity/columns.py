@@ -80,7 +80,7 @@ def pre_filter_counts(
     anti: TopologyCounts = {}
     if req_aff:
         terms = tuple(req_aff)
-        key = ("InterPodAffinity.all", tuple(match_key(t) for t in terms))
+        key: Hashable = ("InterPodAffinity.all", tuple(match_key(t) for t in terms))
         per_row = index.counts(columns, key, lambda p: match_all_terms(terms, p, _NO_LABELS))
         for t in terms:
             _add_pairs(affinity, columns, t.topology_key, per_row)
