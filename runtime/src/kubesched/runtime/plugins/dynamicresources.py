@@ -33,6 +33,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from kubesched.sdk import (
     ActionType,
     ArgsError,
@@ -40,6 +42,7 @@ from kubesched.sdk import (
     ClusterEventWithHint,
     Code,
     CycleState,
+    NodeColumns,
     NodeInfo,
     NodeScore,
     Pod,
@@ -134,6 +137,13 @@ class DynamicResources:
         return None
 
     @hookimpl
+    def filter_columns(self, pod: Pod, columns: NodeColumns) -> tuple[Any, list[Status | None]] | None:
+        # only pods without claims get this far (PreFilter rejects the others)
+        if pod.spec.get("resourceClaims"):
+            return None
+        return np.zeros(columns.n, np.int8), [None]
+
+    @hookimpl
     def post_filter(self, state: CycleState) -> tuple[Any, Status]:
         if STATE_KEY not in state:
             return None, Status(Code.ERROR, STATE_NOT_FOUND_MSG)
@@ -155,6 +165,16 @@ class DynamicResources:
     @hookimpl
     def normalize_score(self, scores: list[NodeScore]) -> None:
         return None  # DefaultNormalizeScore of zeros: zeros
+
+    @hookimpl
+    def score_columns(self, pod: Pod, rows: Any) -> Any:
+        if pod.spec.get("resourceClaims"):
+            return None
+        return np.zeros(len(rows), np.int64)
+
+    @hookimpl
+    def normalize_score_columns(self, scores: Any) -> Any:
+        return np.array(scores, np.int64)  # as normalize_score: unchanged
 
     @hookimpl
     def pre_bind_pre_flight(self, state: CycleState) -> Status:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from kubesched.sdk import (
     ActionType,
     ClusterEvent,
@@ -16,6 +18,7 @@ from kubesched.sdk import (
     Code,
     CycleState,
     EventResource,
+    NodeColumns,
     NodeInfo,
     Pod,
     Status,
@@ -50,6 +53,18 @@ class NodeName:
     @hookimpl
     def sign_pod(self, pod: Pod) -> str:
         return pod.node_name
+
+    @hookimpl
+    def filter_columns(self, pod: Pod, columns: NodeColumns) -> tuple[Any, list[Status | None]]:
+        node_name = pod.node_name
+        if not node_name:
+            return np.zeros(columns.n, np.int8), [None]
+        # code 1 everywhere but on the node of that name (if there is one)
+        codes = np.ones(columns.n, np.int8)
+        i = columns.index.get(node_name)
+        if i is not None:
+            codes[i] = 0
+        return codes, [None, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON)]
 
     @hookimpl
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:

@@ -15,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 from kubesched.sdk import (
     ActionType,
     ClusterEvent,
@@ -24,6 +26,7 @@ from kubesched.sdk import (
     EventResource,
     InvalidObjectError,
     Node,
+    NodeColumns,
     NodeInfo,
     Pod,
     QueueingHint,
@@ -122,6 +125,14 @@ class NodeUnschedulable:
                 tolerates = _tolerates_unschedulable(pod)
             out.append(None if tolerates else Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_UNSCHEDULABLE))
         return out
+
+    @hookimpl
+    def filter_columns(self, pod: Pod, columns: NodeColumns) -> tuple[Any, list[Status | None]]:
+        # code 1 on the unschedulable nodes (a bool column seen as int8: no copy)
+        unschedulable = columns.unschedulable
+        if _tolerates_unschedulable(pod):
+            return np.zeros(columns.n, np.int8), [None]
+        return unschedulable.view(np.int8), [None, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_UNSCHEDULABLE)]
 
     @hookimpl
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:

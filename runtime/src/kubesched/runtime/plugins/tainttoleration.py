@@ -19,6 +19,8 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 from typing import Any
 
+import numpy as np
+
 from kubesched.sdk import (
     MAX_NODE_SCORE,
     ActionType,
@@ -29,6 +31,7 @@ from kubesched.sdk import (
     EventResource,
     InvalidObjectError,
     Node,
+    NodeColumns,
     NodeInfo,
     NodeScore,
     Pod,
@@ -37,6 +40,7 @@ from kubesched.sdk import (
     Status,
     Taint,
     Toleration,
+    default_normalize_columns,
     find_untolerated_taint,
     freeze,
     hookimpl,
@@ -147,6 +151,20 @@ class TaintToleration:
         return out
 
     @hookimpl
+    def filter_columns(self, pod: Pod, columns: NodeColumns) -> tuple[Any, list[Status | None]]:
+        # per distinct taint list: 1 when a NoSchedule/NoExecute taint is not tolerated
+        codes, sets = columns.taint_sets()
+        tolerations = pod.tolerations
+        bad = np.fromiter(
+            (bool(taints) and find_untolerated_taint(taints, tolerations, _DO_NOT_SCHEDULE) is not None for taints in sets),
+            np.int8,
+            len(sets),
+        )
+        if not bad.any():
+            return np.zeros(columns.n, np.int8), [None]
+        return bad[codes], [None, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_UNTOLERATED)]
+
+    @hookimpl
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:
         # An empty effect means all effects, PreferNoSchedule included.
         tolerations = tuple(t for t in pod.tolerations if not t.effect or t.effect == _PREFER_NO_SCHEDULE)
@@ -170,6 +188,21 @@ class TaintToleration:
             return _state_error(s)
         tolerations = s.tolerations_prefer_no_schedule
         return [_count_intolerable(taints, tolerations) if (taints := ni.node.taints) else 0 for ni in nodes]
+
+    @hookimpl
+    def score_columns(self, state: CycleState, columns: NodeColumns, rows: Any) -> Any:
+        s = state.get(PRE_SCORE_STATE_KEY)
+        if not isinstance(s, _PreScoreState):
+            return None  # the per-node form reports the error
+        # per distinct taint list: the number of untolerated PreferNoSchedule taints
+        codes, sets = columns.taint_sets()
+        tolerations = s.tolerations_prefer_no_schedule
+        counts = np.fromiter((_count_intolerable(taints, tolerations) if taints else 0 for taints in sets), np.int64, len(sets))
+        return counts[codes[rows]]
+
+    @hookimpl
+    def normalize_score_columns(self, scores: Any) -> Any:
+        return default_normalize_columns(MAX_NODE_SCORE, True, scores)
 
     @hookimpl
     def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status | None:
