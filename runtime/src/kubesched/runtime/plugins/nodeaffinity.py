@@ -25,7 +25,9 @@ import json
 import re
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
 
 from kubesched.sdk import (
     MAX_NODE_SCORE,
@@ -37,6 +39,7 @@ from kubesched.sdk import (
     CycleState,
     EventResource,
     Node,
+    NodeColumns,
     NodeInfo,
     NodeScore,
     Pod,
@@ -44,6 +47,7 @@ from kubesched.sdk import (
     QueueingHint,
     StateData,
     Status,
+    default_normalize_columns,
     freeze,
     hookimpl,
 )
@@ -51,6 +55,9 @@ from kubesched.sdk.validation import label_value_errors as _is_valid_label_value
 from kubesched.sdk.validation import qualified_name_errors as _is_qualified_name
 
 from .helper import as_views, default_normalize_score
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 __all__ = [
     "ERR_REASON_CONFLICT",
@@ -454,6 +461,107 @@ class NodeAffinityArgs:
             raise ArgsError("", _aggregate(errors))
 
 
+# --- the selectors over columns ----------------------------------------------------------------
+# Each requirement is evaluated once per distinct value of its label (a lookup table indexed by
+# the label's codes, the last entry for nodes without the label), then gathered for every node.
+
+_INT32 = 1 << 31
+
+
+class _ColumnEval:
+    """Evaluates parsed selectors on a NodeColumns, for all nodes (``rows=None``) or for the
+    given rows. Keeps each label's value -> code index while the columns keep its values list."""
+
+    __slots__ = ("_indexes",)
+
+    def __init__(self) -> None:
+        self._indexes: dict[str, tuple[list[str], dict[str, int]]] = {}
+
+    def _label(self, columns: NodeColumns, key: str) -> tuple[NDArray[np.int32], list[str], dict[str, int]]:
+        codes, values = columns.label(key)
+        got = self._indexes.get(key)
+        if got is None or got[0] is not values:
+            got = self._indexes[key] = (values, {v: i for i, v in enumerate(values)})
+        return codes, values, got[1]
+
+    def requirement(self, r: _Requirement, columns: NodeColumns, rows: Any) -> NDArray[np.bool_]:
+        codes, values, index = self._label(columns, r.key)
+        m = len(values)
+        op = r.op
+        if op == _IN or op == _NOT_IN:
+            lut = np.zeros(m + 1, bool)
+            for v in r.values:
+                c = index.get(v)
+                if c is not None:
+                    lut[c] = True
+            if op == _NOT_IN:
+                lut = ~lut  # absent: NotIn matches
+        elif op == _EXISTS:
+            lut = np.ones(m + 1, bool)
+            lut[m] = False
+        elif op == _DOES_NOT_EXIST:
+            lut = np.zeros(m + 1, bool)
+            lut[m] = True
+        else:  # Gt / Lt: parse each distinct value once
+            lut = np.fromiter((r.matches({r.key: v}) for v in values), bool, m)
+            lut = np.append(lut, False)
+        return lut[codes if rows is None else codes[rows]]
+
+    def term(self, term: _Term, columns: NodeColumns, rows: Any) -> NDArray[np.bool_]:
+        size = columns.n if rows is None else len(rows)
+        mask = np.ones(size, bool)
+        if term.labels is not None:
+            for r in term.labels:
+                mask &= self.requirement(r, columns, rows)
+        if term.fields is not None:
+            n = columns.n
+            fm = np.ones(n, bool)
+            for key, equal, value in term.fields:
+                if key == _OBJECT_NAME_FIELD:
+                    eq = np.zeros(n, bool)
+                    i = columns.index.get(value)
+                    if i is not None:
+                        eq[i] = True
+                    fm &= eq if equal else ~eq
+                elif ("" == value) != equal:
+                    fm[:] = False
+            # the fields are checked only when the node has a name
+            i = columns.index.get("")
+            if i is not None:
+                fm[i] = True
+            mask &= fm if rows is None else fm[rows]
+        return mask
+
+    def selector(self, sel: _NodeSelector, columns: NodeColumns, rows: Any) -> NDArray[np.bool_]:
+        size = columns.n if rows is None else len(rows)
+        mask = np.zeros(size, bool)
+        for t in sel.terms:
+            if not t.errors:
+                mask |= self.term(t, columns, rows)
+        return mask
+
+    def required(self, req: _RequiredNodeAffinity, columns: NodeColumns) -> NDArray[np.bool_] | None:
+        """Where ``req.matches`` holds (None: every node)."""
+        mask = None
+        for k, v in req.node_selector:
+            codes, _values, index = self._label(columns, k)
+            c = index.get(v)
+            m = codes == c if c is not None else np.zeros(columns.n, bool)
+            mask = m if mask is None else mask & m
+        if req.affinity is not None:
+            m = self.selector(req.affinity, columns, None)
+            mask = m if mask is None else mask & m
+        return mask
+
+    def preferred(self, pref: _PreferredSchedulingTerms, columns: NodeColumns, rows: Any, total: NDArray[np.int64]) -> bool:
+        """Add ``pref.score`` of each row to ``total``; False when a weight is out of int32."""
+        for term, weight in pref.terms:
+            if not -_INT32 <= weight < _INT32:
+                return False
+            total += np.where(self.term(term, columns, rows), np.int64(weight), np.int64(0))
+        return True
+
+
 # --- the plugin --------------------------------------------------------------------------------
 
 
@@ -493,6 +601,7 @@ class NodeAffinity:
         self.added_node_selector = selector
         # Set whenever the added preferred terms are a non-empty list (even if all have weight 0).
         self.added_pref_sched_terms = pref
+        self._columns = _ColumnEval()
 
     @hookimpl
     def events_to_register(self) -> list[ClusterEventWithHint]:
@@ -584,6 +693,24 @@ class NodeAffinity:
         return None
 
     @hookimpl
+    def filter_columns(self, state: CycleState, pod: Pod, columns: NodeColumns) -> tuple[Any, list[Status | None]]:
+        ev = self._columns
+        codes = np.zeros(columns.n, np.int8)
+        s = state.get(PRE_FILTER_STATE_KEY)
+        required = s.required if isinstance(s, _PreFilterState) else _RequiredNodeAffinity(pod)
+        ok = ev.required(required, columns)
+        if ok is not None:
+            codes[~ok] = 2
+        if self.added_node_selector is not None:
+            # checked first: its reason wins
+            codes[~ev.selector(self.added_node_selector, columns, None)] = 1
+        return codes, [
+            None,
+            Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_ENFORCED),
+            Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_POD),
+        ]
+
+    @hookimpl
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:
         preferred = _pod_preferred_node_affinity(pod)
         if preferred is not None and preferred.errors:
@@ -611,6 +738,22 @@ class NodeAffinity:
         if preferred is not None:
             count += preferred.score(node)
         return count
+
+    @hookimpl
+    def score_columns(self, state: CycleState, columns: NodeColumns, rows: Any) -> Any:
+        s = state.get(PRE_SCORE_STATE_KEY)
+        if not isinstance(s, _PreScoreState):
+            return None  # without PreScore: the per-node form parses (and reports) the terms
+        ev = self._columns
+        total = np.zeros(len(rows), np.int64)
+        for pref in (self.added_pref_sched_terms, s.preferred):
+            if pref is not None and not ev.preferred(pref, columns, rows, total):
+                return None
+        return total
+
+    @hookimpl
+    def normalize_score_columns(self, scores: Any) -> Any:
+        return default_normalize_columns(MAX_NODE_SCORE, False, scores)
 
     @hookimpl
     def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status | None:
