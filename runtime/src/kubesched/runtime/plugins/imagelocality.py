@@ -19,7 +19,17 @@ from __future__ import annotations
 from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
-from kubesched.sdk import MAX_NODE_SCORE, CycleState, ImageStateSummary, NodeInfo, Pod, hookimpl
+import numpy as np
+
+from kubesched.sdk import (
+    MAX_NODE_SCORE,
+    CycleState,
+    ImageStateSummary,
+    NodeColumns,
+    NodeInfo,
+    Pod,
+    hookimpl,
+)
 
 __all__ = ["ImageLocality", "normalized_image_name"]
 
@@ -102,6 +112,31 @@ class ImageLocality:
         total_num_nodes = len(self.handle.snapshot().list())
         names, num_containers = self._images(state, pod)
         return [_node_score(ni, names, num_containers, total_num_nodes) for ni in nodes]
+
+    @hookimpl
+    def score_columns(self, state: CycleState, pod: Pod, columns: NodeColumns, rows: Any) -> Any:
+        names, num_containers = self._images(state, pod)
+        if num_containers == 0:
+            return None  # the threshold is 0 (below the minimum): left to the per-node form
+        total_num_nodes = len(self.handle.snapshot().list())
+        infos = columns.infos
+        total = np.zeros(len(rows), np.int64)
+        for name in names:
+            sizes = columns.image(name)
+            has = np.flatnonzero(sizes >= 0)
+            if not len(has):
+                continue
+            # every node that has the image shares its summary (the cache's, and the snapshot's):
+            # the share of nodes that have it is one number per image
+            st = infos[int(has[0])].image_states[name]
+            spread = st.num_nodes / total_num_nodes
+            got = sizes[rows]
+            present = got >= 0
+            # int(size * spread) in float64, truncated as Go's int64() conversion
+            total += np.where(present, (got.astype(np.float64) * spread).astype(np.int64), np.int64(0))
+        max_threshold = MAX_CONTAINER_THRESHOLD * num_containers
+        clamped = np.clip(total, MIN_THRESHOLD, max_threshold)
+        return (MAX_NODE_SCORE * (clamped - MIN_THRESHOLD)) // (max_threshold - MIN_THRESHOLD)
 
     @hookimpl
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int:

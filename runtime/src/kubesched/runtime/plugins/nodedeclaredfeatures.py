@@ -31,6 +31,8 @@ from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from kubesched.sdk import (
     ActionType,
     ClusterEvent,
@@ -39,6 +41,7 @@ from kubesched.sdk import (
     CycleState,
     EventResource,
     Node,
+    NodeColumns,
     NodeInfo,
     Pod,
     QueueingHint,
@@ -228,6 +231,19 @@ class NodeDeclaredFeatures:
         if s.reqs <= self.framework.try_map(_declared_features(node_info.node)):
             return None
         return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_UNSATISFIED_REQUIREMENTS)
+
+    @hookimpl
+    def filter_columns(self, state: CycleState, columns: NodeColumns) -> tuple[Any, list[Status | None]] | None:
+        if not self.enabled:
+            return np.zeros(columns.n, np.int8), [None]
+        s = state.get(PRE_FILTER_STATE_KEY)
+        if not isinstance(s, _PreFilterState):
+            return None  # the per-node form reports the error
+        # a node's declared features are the Node object's: one column per distinct requirement
+        reqs = s.reqs
+        fw = self.framework
+        ok = columns.by_node((NAME, id(fw), reqs), lambda node: reqs <= fw.try_map(_declared_features(node)), bool)
+        return (~ok).view(np.int8), [None, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_UNSATISFIED_REQUIREMENTS)]
 
     @hookimpl
     def sign_pod(self, pod: Pod) -> Hashable | None:

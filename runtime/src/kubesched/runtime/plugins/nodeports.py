@@ -21,6 +21,8 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 from typing import Any
 
+import numpy as np
+
 from kubesched.sdk import (
     ActionType,
     ClusterEvent,
@@ -31,6 +33,7 @@ from kubesched.sdk import (
     HostPort,
     HostPortInfo,
     InvalidObjectError,
+    NodeColumns,
     NodeInfo,
     Pod,
     QueueingHint,
@@ -113,6 +116,41 @@ class _PreFilterState(StateData):
         return self  # not affected by adding or removing pods
 
 
+def _holds_ports(node_info: NodeInfo) -> bool:
+    """Whether a pod on the node holds a host port (used_ports or a sidecar's); True when a
+    pod's ports do not parse (Filter then reports it node by node)."""
+    if len(node_info.used_ports):
+        return True
+    try:
+        return any(p.init_containers and _sidecar_ports(p) for p in node_info.pods)
+    except InvalidObjectError:
+        return True
+
+
+class _HeldPorts:
+    """Which rows of a NodeColumns hold host ports, kept up to date by the NodeInfos'
+    generations (only the rows that changed since the last call are looked at again)."""
+
+    __slots__ = ("columns", "generations", "held")
+
+    def __init__(self) -> None:
+        self.columns: NodeColumns | None = None
+        self.generations: Any = None
+        self.held: Any = None
+
+    def rows(self, columns: NodeColumns) -> Any:
+        gens = np.array(columns.generations, np.int64)
+        infos = columns.infos
+        if self.columns is not columns or len(gens) != len(self.generations):
+            self.columns = columns
+            self.held = np.fromiter((_holds_ports(ni) for ni in infos), bool, columns.n)
+        else:
+            for i in np.flatnonzero(gens != self.generations).tolist():
+                self.held[i] = _holds_ports(infos[i])
+        self.generations = gens
+        return np.flatnonzero(self.held)
+
+
 class NodePorts:
     """PreFilter and Filter on host ports (hostIP, protocol, hostPort)."""
 
@@ -120,6 +158,7 @@ class NodePorts:
 
     def __init__(self, args: Any = None, handle: Any = None) -> None:
         self.handle = handle
+        self._held = _HeldPorts()
 
     @hookimpl
     def pre_filter(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:
@@ -168,6 +207,23 @@ class NodePorts:
     @hookimpl
     def sign_pod(self, pod: Pod) -> Hashable:
         return tuple(sorted((hp.ip, hp.protocol, hp.port) for hp in _host_ports(pod)))
+
+    @hookimpl
+    def filter_columns(self, state: CycleState, columns: NodeColumns) -> tuple[Any, list[Status | None]] | None:
+        s = state.get(PRE_FILTER_STATE_KEY)
+        if not isinstance(s, _PreFilterState):
+            return None  # the per-node form reports the error
+        # only the nodes where some pod holds a host port can conflict
+        codes = np.zeros(columns.n, np.int8)
+        infos = columns.infos
+        want = s.ports
+        try:
+            for i in self._held.rows(columns).tolist():
+                if not _fits_node(want, infos[i]):
+                    codes[i] = 1
+        except InvalidObjectError:
+            return None
+        return codes, [None, Status(Code.UNSCHEDULABLE, ERR_REASON)]
 
     @hookimpl
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
