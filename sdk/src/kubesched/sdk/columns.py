@@ -82,7 +82,7 @@ class NodeColumns:
         names: list[str]
         index: dict[str, int]
         pod_count: NDArray[np.int64]
-        generations: list[int]
+        generations: NDArray[np.int64]
         version: int
 
     def __init__(self, infos: Iterable[NodeInfo]) -> None:
@@ -92,7 +92,8 @@ class NodeColumns:
         self.index = {name: i for i, name in enumerate(self.names)}
         #: bumped whenever a row changes (a plugin may key its own caches on it)
         self.version = 0
-        self.generations = [0] * n
+        #: each row's NodeInfo generation when it was last written
+        self.generations = np.zeros(n, _I64)
         self._nodes: list[Node | None] = [None] * n
         self.pod_count = np.zeros(n, _I64)
         # resource name -> column
@@ -120,12 +121,14 @@ class NodeColumns:
             for a in d.values():
                 a.flags.writeable = False
         self.pod_count.flags.writeable = False
+        self.generations.flags.writeable = False
 
     def _thaw(self) -> None:
         for d in (self._alloc, self._req, self._nz):
             for a in d.values():
                 a.flags.writeable = True
         self.pod_count.flags.writeable = True
+        self.generations.flags.writeable = True
 
     def _column(self, d: dict[str, NDArray[np.int64]], name: str) -> NDArray[np.int64]:
         a = d.get(name)
@@ -165,7 +168,7 @@ class NodeColumns:
         """Rewrite the given rows (the runtime's cache knows which nodes changed), or every row
         whose NodeInfo's generation changed (``rows=None``: a snapshot without a cache)."""
         if rows is None:
-            gens = self.generations
+            gens = self.generations.tolist()
             rows = [i for i, ni in enumerate(self.infos) if ni.generation != gens[i]]
         else:
             rows = list(rows)
