@@ -155,6 +155,10 @@ class SchedulingQueue:
         self._pre_enqueue = pre_enqueue or (lambda _p: Status())
         #: scheduler name -> plugin -> events (None = every event)
         self._events = events or {}
+        #: (profile, plugin, event) -> the plugin's registrations that match the event (None:
+        #: the plugin registered none, so every event may help); events and registrations are
+        #: fixed, so the match is computed once
+        self._matching: dict[tuple[str, str, ClusterEvent], tuple[Any, ...] | None] = {}
         self._error_to_backoff = error_to_backoff
         self._metrics = metrics
         self._active = _Heap(less)
@@ -465,10 +469,15 @@ class SchedulingQueue:
         rejectors = qpi.unschedulable_plugins | qpi.pending_plugins
         if not rejectors or event.is_wildcard():
             return "after_backoff"
-        plugin_events = self._events.get(qpi.pod.scheduler_name, {})
+        matching = self._matching
+        profile = qpi.pod.scheduler_name
         strategy = "skip"
         for plugin in rejectors:
-            evs = plugin_events.get(plugin)
+            key = (profile, plugin, event)
+            try:
+                evs = matching[key]
+            except KeyError:
+                evs = self._match(key)
             if evs is None:
                 # no EnqueueExtensions (or unknown plugin): any event may help
                 if plugin in qpi.pending_plugins:
@@ -476,8 +485,6 @@ class SchedulingQueue:
                 strategy = "after_backoff"
                 continue
             for ewh in evs:
-                if not ewh.event.matches(event):
-                    continue
                 hint = QueueingHint.QUEUE
                 if ewh.hint is not None:
                     try:
@@ -491,6 +498,13 @@ class SchedulingQueue:
                     return "immediately"
                 strategy = "after_backoff"
         return strategy
+
+    def _match(self, key: tuple[str, str, ClusterEvent]) -> tuple[Any, ...] | None:
+        profile, plugin, event = key
+        evs = self._events.get(profile, {}).get(plugin)
+        got = None if evs is None else tuple(ewh for ewh in evs if ewh.event.matches(event))
+        self._matching[key] = got
+        return got
 
     def _worth(self, qpi: QueuedPodInfo, event: ClusterEvent, old: Any, new: Any, plugins: set[str]) -> bool:
         if event.is_wildcard():
