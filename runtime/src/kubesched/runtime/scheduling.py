@@ -56,6 +56,7 @@ class Diagnosis:
     __slots__ = (
         "_columns",
         "_node_to_status",
+        "_reasons",
         "absent_status",
         "pending_plugins",
         "post_filter_msg",
@@ -81,6 +82,8 @@ class Diagnosis:
         self.post_filter_msg = post_filter_msg
         #: rejections of the column form not yet in _node_to_status: (names, rows, codes, table)
         self._columns: tuple[Sequence[str], Any, Any, Sequence[Status]] | None = None
+        #: reason_counts' last result, with the (size, columns folded) it was computed for
+        self._reasons: tuple[tuple[int, bool], dict[str, int]] | None = None
 
     def __repr__(self) -> str:
         return f"Diagnosis(node_to_status={self.node_to_status!r}, absent_status={self.absent_status!r}, unschedulable_plugins={self.unschedulable_plugins!r}, pending_plugins={self.pending_plugins!r}, pre_filter_msg={self.pre_filter_msg!r}, post_filter_msg={self.post_filter_msg!r})"
@@ -112,7 +115,11 @@ class Diagnosis:
 
     def reason_counts(self) -> dict[str, int]:
         """How many nodes gave each reason (the FitError's histogram, absent nodes excluded)."""
+        key = (len(self._node_to_status), self._columns is None)
+        if self._reasons is not None and self._reasons[0] == key:
+            return self._reasons[1]
         reasons: dict[str, int] = {}
+        self._reasons = (key, reasons)
         cols = self._columns
         for st in self._node_to_status.values():
             for r in st.reasons:
