@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Sequence
 from typing import Any
 
 import click
@@ -88,7 +89,13 @@ def simulate(
     return {"pods": pods, "summary": summary}
 
 
-def _print_table(report: dict[str, Any]) -> None:
+_STYLE = {"Scheduled": "green", "Unschedulable": "yellow", "Error": "red"}
+
+
+def _print_table(report: dict[str, Any], *, fast: bool = True) -> None:
+    """The report as a rich table, then the summary line. Without colors (output to a file or
+    a pipe) the rows are laid out by :func:`_print_rows`, which writes the bytes rich writes at
+    a fraction of its cost (rich spends ~0.7 ms per row: 6 s for 8,000 pods)."""
     from rich.console import Console
     from rich.markup import escape
     from rich.table import Table
@@ -100,18 +107,105 @@ def _print_table(report: dict[str, Any]) -> None:
     table.add_column("node")
     table.add_column("status")
     table.add_column("message", overflow="fold")
-    style = {"Scheduled": "green", "Unschedulable": "yellow", "Error": "red"}
-    for p in report["pods"]:
-        table.add_row(
-            escape(f"{p['namespace']}/{p['name']}"),
-            escape(p.get("profile") or "-"),
-            escape(p["node"] or "-"),
-            f"[{style.get(p['status'], 'white')}]{p['status']}[/]",
-            escape(p["message"]),
-        )
-    console.print(table)
+    plain = [
+        (f"{p['namespace']}/{p['name']}", p.get("profile") or "-", p["node"] or "-", p["status"], p["message"])
+        for p in report["pods"]
+    ]
+    if not (fast and plain and console.color_system is None and not console.legacy_windows and not console.options.ascii_only and not console.record):
+        for pod, profile, node, status, message in plain:
+            table.add_row(escape(pod), escape(profile), escape(node), f"[{_STYLE.get(status, 'white')}]{status}[/]", escape(message))
+        console.print(table)
+    else:
+        _print_rows(console, table, plain)
     s = report["summary"]
     console.print(
         f"{s['pods']} pods on {s['nodes']} nodes: {s['scheduled']} scheduled, "
         f"{s['unschedulable']} unschedulable, {s['errors']} errors"
     )
+
+
+def _is_plain(text: str) -> bool:
+    """True when rich shows ``text`` (escaped markup) as is, one character per cell."""
+    from rich._emoji_replace import _emoji_replace
+
+    return text.isascii() and text.isprintable() and "[" not in text and "\\" not in text and (":" not in text or _emoji_replace(text) == text)
+
+
+def _print_rows(console: Any, table: Any, rows: Sequence[tuple[str, ...]]) -> None:
+    """Write ``table`` with ``rows`` as ``console.print`` would, on a console without colors.
+
+    rich sizes a column from the largest minimum and maximum widths of its cells; a small table
+    holding only the cells that set them (plain ones measured here; every other cell is
+    measured by rich) is rendered by rich for the title, edges, header and column widths. A
+    plain cell that fits its column is one padded line; every other cell is rendered by rich
+    alone at its column's width (once per distinct text)."""
+    from rich.markup import escape
+    from rich.table import Column, Table
+
+    ncols = len(table.columns)
+    best_min: list[tuple[int, str]] = [(-1, "")] * ncols
+    best_max: list[tuple[int, str]] = [(-1, "")] * ncols
+    special: dict[tuple[int, str], None] = {}
+    is_plain: dict[str, bool] = {}
+    for row in rows:
+        for j, text in enumerate(row):
+            ok = is_plain.get(text)
+            if ok is None:
+                ok = is_plain[text] = _is_plain(text)
+            if not ok:
+                special[(j, text)] = None
+                continue
+            n = len(text)
+            if n > best_max[j][0]:
+                best_max[j] = (n, text)
+            if n > best_min[j][0]:
+                w = max(map(len, text.split()), default=n)
+                if w > best_min[j][0]:
+                    best_min[j] = (w, text)
+
+    def markup(j: int, text: str) -> str:
+        return f"[{_STYLE.get(text, 'white')}]{text}[/]" if j == 3 else escape(text)
+
+    cells = [(j, text) for j in range(ncols) for n, text in (best_min[j], best_max[j]) if n >= 0]
+    for j, text in [*cells, *special]:
+        table.add_row(*[markup(j, text) if k == j else "" for k in range(ncols)])
+    with console.capture() as cap:
+        console.print(table)
+    head = cap.get().split("\n")[:-1]
+    box = table.box.substitute(console.options, safe=console.safe_box)
+    sep = next(i for i, line in enumerate(head) if line.startswith(box.head_row_left))
+    widths = [len(c) for c in head[sep][1:-1].split(box.head_row_cross)]
+    out = head[: sep + 1]
+
+    rendered: dict[tuple[int, str], list[str]] = {}
+
+    def render(j: int, text: str) -> list[str]:
+        got = rendered.get((j, text))
+        if got is None:
+            col = table.columns[j]
+            one = Table(Column(width=widths[j] - 2, justify=col.justify, overflow=col.overflow, no_wrap=col.no_wrap), box=None, show_header=False, show_edge=False)
+            one.add_row(markup(j, text))
+            with console.capture() as c:
+                console.print(one)
+            got = rendered[(j, text)] = c.get().split("\n")[:-1]
+        return got
+
+    blank = [" " * w for w in widths]
+    last = len(rows) - 1
+    for i, row in enumerate(rows):
+        left, mid, right = (box.foot_left, box.foot_vertical, box.foot_right) if i == last else (box.mid_left, box.mid_vertical, box.mid_right)
+        lines: list[list[str]] = []
+        for j, text in enumerate(row):
+            w = widths[j]
+            if len(text) <= w - 2 and is_plain[text]:
+                lines.append([" " + text + " " * (w - 1 - len(text))])
+            else:
+                lines.append(render(j, text))
+        height = max(map(len, lines))
+        if height == 1:
+            out.append(left + mid.join(c[0] for c in lines) + right)
+        else:
+            for k in range(height):
+                out.append(left + mid.join(c[k] if k < len(c) else blank[j] for j, c in enumerate(lines)) + right)
+    out.append(head[-1])
+    console.file.write("\n".join(out) + "\n")

@@ -1,0 +1,138 @@
+"""``kubesched simulate``'s report on many pods: every pending pod of the file, in file order,
+with its profile, node, status and message, in the table and in JSON. The expected outputs in
+``data/simulate_report/`` were written by the report as it was before it found each pod's
+result through a dict (a scan of every result per pod); they must not change."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from kubesched.runtime.cli import main
+
+DATA = Path(__file__).parent / "data" / "simulate_report"
+
+CONFIG = """\
+apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- schedulerName: default-scheduler
+- schedulerName: packer
+  pluginConfig:
+  - name: NodeResourcesFit
+    args: {scoringStrategy: {type: MostAllocated}}
+- schedulerName: spreader
+  plugins:
+    score: {disabled: [{name: ImageLocality}]}
+"""
+
+
+def cluster(nodes: int = 12, pods: int = 160) -> list[dict[str, Any]]:
+    """Nodes of three sizes (one tainted, one cordoned); pods of the three profiles, another
+    scheduler's, some already running, some too large (Unschedulable), some invalid (Error)."""
+    objs: list[dict[str, Any]] = []
+    for i in range(nodes):
+        cpu = ("2", "4", "8")[i % 3]
+        spec: dict[str, Any] = {}
+        if i == 5:
+            spec["taints"] = [{"key": "dedicated", "value": "gpu", "effect": "NoSchedule"}]
+        if i == 7:
+            spec["unschedulable"] = True
+        objs.append({
+            "apiVersion": "v1", "kind": "Node",
+            "metadata": {"name": f"node-{i:02d}", "labels": {"kubernetes.io/hostname": f"node-{i:02d}", "zone": f"z{i % 2}"}},
+            "spec": spec,
+            "status": {"allocatable": {"cpu": cpu, "memory": "8Gi", "pods": "20"}},
+        })
+    for i in range(pods):
+        sched = ("default-scheduler", "packer", "spreader")[i % 3]
+        cpu = f"{100 + (i * 37) % 900}m"
+        if i % 17 == 0:
+            cpu = "16"  # fits no node
+        container: dict[str, Any] = {"name": "c", "image": f"img-{i % 4}", "resources": {"requests": {"cpu": cpu, "memory": f"{64 + i % 5 * 64}Mi"}}}
+        if i % 29 == 0:
+            container["resources"]["requests"]["memory"] = "12x"  # invalid: Error
+        pod: dict[str, Any] = {
+            "apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": f"pod-{i:03d}", "namespace": ("default", "team-a")[i % 2]},
+            "spec": {"schedulerName": sched, "containers": [container]},
+        }
+        if i % 41 == 0:
+            pod["spec"]["schedulerName"] = "someone-else"  # not ours: not in the report
+        if i % 23 == 0:
+            pod["spec"]["nodeName"] = f"node-{i % nodes:02d}"  # already running: not in the report
+        if i % 13 == 0:
+            pod["spec"]["nodeSelector"] = {"zone": "z9"}  # no such zone
+        objs.append(pod)
+    return objs
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> tuple[Path, Path]:
+    c = tmp_path / "cluster.yaml"
+    c.write_text(yaml.safe_dump_all(cluster()))
+    cfg = tmp_path / "config.yaml"
+    cfg.write_text(CONFIG)
+    return c, cfg
+
+
+def _run(files: tuple[Path, Path], *extra: str) -> str:
+    runner = CliRunner()
+    result = runner.invoke(main, ["simulate", str(files[0]), "--config", str(files[1]), "--seed", "7", *extra], env={"COLUMNS": "120", "KUBESCHED_LOAD_PLUGINS": None, "KUBESCHED_TRACE": None})
+    assert result.exit_code == 0, result.output
+    return result.stdout
+
+
+def test_json_report_is_unchanged(files: tuple[Path, Path]) -> None:
+    out = _run(files, "-o", "json")
+    assert out == (DATA / "report.json").read_text()
+    report = json.loads(out)
+    s = report["summary"]
+    assert s["profiles"] == ["default-scheduler", "packer", "spreader"]
+    assert s["scheduled"] > 0 and s["unschedulable"] > 0 and s["errors"] > 0
+    assert s["pods"] == len(report["pods"]) == s["scheduled"] + s["unschedulable"] + s["errors"]
+
+
+def test_table_report_is_unchanged(files: tuple[Path, Path]) -> None:
+    assert _run(files) == (DATA / "report.txt").read_text()
+
+
+def _random_report(rng: random.Random, n: int) -> dict[str, Any]:
+    words = ["node", "0/12", "nodes", "are", "available:", "Insufficient", "cpu.", "preemption:", "x" * 70, "[bold]", "a\\\\b", ":smile:", ":not_an_emoji:", "\u8282\u70b9", "caf\u00e9", "tab\there", "line\nbreak", "", "  ", "y" * 130]
+    pods = []
+    for i in range(n):
+        msg = " ".join(rng.choice(words) for _ in range(rng.choice([0, 0, 1, 3, 8, 25])))
+        status = rng.choice(["Scheduled", "Unschedulable", "Error", "Pending", "Deleted"])
+        name = rng.choice([f"pod-{i}", f"pod-[{i}]", "p" * rng.randint(1, 90), f"\u540d-{i}"])
+        pods.append({"namespace": rng.choice(["default", "team-a", "n" * 40]), "name": name, "node": rng.choice([None, "node-1", "node-" + "9" * 50]), "status": status, "message": msg, "profile": rng.choice(["", "default-scheduler", "packer"])})
+    return {"pods": pods, "summary": {"nodes": 3, "pods": n, "scheduled": 1, "unschedulable": 2, "errors": 3, "profiles": []}}
+
+
+@pytest.mark.parametrize("columns", ["120", "200", "333"])
+def test_the_fast_table_writes_what_rich_writes(columns: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    from kubesched.runtime.cli import simulate_cmd
+    from kubesched.runtime.cli.simulate_cmd import _print_table
+
+    monkeypatch.setenv("COLUMNS", columns)
+    laid_out: list[int] = []
+    real = simulate_cmd._print_rows
+    monkeypatch.setattr(simulate_cmd, "_print_rows", lambda console, table, rows: (laid_out.append(len(rows)), real(console, table, rows)))
+    rng = random.Random(int(columns))
+    for n in (1, 2, 5, 40, 200):
+        report = _random_report(rng, n)
+        _print_table(report, fast=False)
+        want = capsys.readouterr().out
+        _print_table(report)
+        assert capsys.readouterr().out == want, n
+    plain = {"pods": [{"namespace": "default", "name": f"pod-{i}", "node": "n", "status": "Scheduled", "message": "", "profile": "default-scheduler"} for i in range(30)], "summary": _random_report(rng, 0)["summary"]}
+    _print_table(plain, fast=False)
+    want = capsys.readouterr().out
+    _print_table(plain)
+    assert capsys.readouterr().out == want
+    assert laid_out == [1, 2, 5, 40, 200, 30]  # the fast layout wrote every table compared
