@@ -612,20 +612,21 @@ def wait_bound(obs: Observer, timeout: float, quiet: float) -> str:
     return "done"
 
 
-def openb_files(a: argparse.Namespace) -> dict[str, Path]:
-    """The trace converted by bench/openb.py, one JSON object per line (nodes, pods)."""
+def openb_files(a: argparse.Namespace) -> tuple[dict[str, Path], tuple[int, int]]:
+    """The trace converted by bench/openb.py, one JSON object per line: the files (nodes, pods)
+    and the counts (nodes, pods)."""
     import openb
 
     objs = openb.convert(a.openb_nodes, a.openb_pods)
-    out = {}
+    out: dict[str, Path] = {}
+    counts: list[int] = []
     for kind, key in (("Node", "nodes"), ("Pod", "pods")):
         path = Path(a.workdir) / f"openb-{key}.jsonl"
-        with open(path, "w") as f:
-            for o in objs:
-                if o["kind"] == kind:
-                    f.write(json.dumps(o) + "\n")
+        items = [o for o in objs if o["kind"] == kind]
+        path.write_text("".join(json.dumps(o) + "\n" for o in items))
         out[key] = path
-    return out
+        counts.append(len(items))
+    return out, (counts[0], counts[1])
 
 
 def live_run(assets: Path, size: tuple[int, int], qps: float, burst: int, which: str, a: argparse.Namespace, profile: bool = False, w: Workload | None = None, files: dict[str, Path] | None = None, rnd: int = 1) -> dict[str, Any]:
@@ -914,6 +915,7 @@ LIVE_FIGURES: list[tuple[str, tuple[str, ...], int, float]] = [
     ("apiserver CPU in window (s)", ("cpu_window_s", "kube-apiserver"), 2, 1),
     ("etcd CPU in window (s)", ("cpu_window_s", "etcd"), 2, 1),
     ("pods bound / created", ("_bound",), 0, 1),
+    ("run ended: done (all bound) / quiet (no bind for --quiet s) / timeout", ("ended",), 0, 1),
     ("init pods left at the end (created bound; Preemption: not evicted)", ("init_remaining",), 0, 1),
     ("pod creator rate (pods/s)", ("creator", "rate"), 0, 1),
     ("peak backlog (created, not bound)", ("peak_backlog",), 0, 1),
@@ -1059,7 +1061,7 @@ def render(results: list[dict[str, Any]], meta: dict[str, Any]) -> str:
                 if create == "before" and path[0] in ("latency", "server_latency", "peak_backlog"):
                     continue
                 va, vb = live_value(ks, path, scale), live_value(py, path, scale)
-                r_ = ratio(vb, va) if path[0] not in ("_bound", "_load", "_when", "server_latency", "creator", "window_s") else ""
+                r_ = ratio(vb, va) if path[0] not in ("_bound", "_load", "_when", "server_latency", "creator", "window_s", "ended", "init_remaining") else ""
                 L.append(f"| {label} | {fmt(va, nd)} | {fmt(vb, nd)} | {r_} |")
             if c:
                 cl = c["bind"]["rate"]
@@ -1293,8 +1295,8 @@ def main(argv: list[str] | None = None) -> int:
             files: dict[str, Path] | None = None
             w_sizes = sizes
             if w.name == "openb":
-                files = openb_files(a)
-                w_sizes = [(sum(1 for _ in open(files["nodes"])), sum(1 for _ in open(files["pods"])))]
+                files, counts = openb_files(a)
+                w_sizes = [counts]
                 log(f"openb: {w_sizes[0][0]} nodes, {w_sizes[0][1]} pods from {a.openb_nodes}, {a.openb_pods}")
             for size in w_sizes:
                 n, m = size
