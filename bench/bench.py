@@ -3,6 +3,13 @@
     python bench/bench.py --sizes quick --qps 50,5000            # 500 nodes x 1,000 pods
     python bench/bench.py --sizes all --qps 50,5000              # + 1,000 x 3,000 and 5,000 x 10,000
     python bench/bench.py --sizes 200x400 --qps 5000 --no-simulate --no-memory   # any NxM
+    python bench/bench.py --workload openb,anti-affinity --sizes 500x400 --qps 5000 --rounds 2 --no-ceiling
+
+``--workload`` (comma-separated, default ``basic``) picks what is created: ``basic``
+(SchedulingBasic as below), ``openb`` (the trace, ``--openb-nodes``/``--openb-pods``, pods created
+before the scheduler starts), and scheduler_perf's ``anti-affinity``, ``topology-spreading``,
+``preferred-topology-spreading``, ``node-affinity`` and ``preemption`` (bench/workloads.py: their
+nodes, init pods created bound, measured pods). ``--rounds`` repeats the alternation.
 
 For every size and client setting (``qps`` or ``qps/burst``; a bare 50 means 50/100, kube-scheduler's
 default, any other bare Q means Q/Q) and for each scheduler (kube-scheduler, then kubesched):
