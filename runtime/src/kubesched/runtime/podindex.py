@@ -77,7 +77,8 @@ class PodIndex:
     def _generations(self, columns: NodeColumns) -> NDArray[np.int64]:
         cols, version, gens = self._gen_of
         if cols is not columns or version != columns.version:
-            gens = np.fromiter(columns.generations, _I64, columns.n)
+            # a copy: the columns rewrite their generations in place
+            gens = columns.generations.copy()
             self._gen_of = (columns, columns.version, gens)
         return gens
 

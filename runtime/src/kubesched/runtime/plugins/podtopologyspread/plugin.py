@@ -553,23 +553,24 @@ class PodTopologySpread:
         require_all_topologies = bool(pod.topology_spread_constraints) or not self.system_defaulted
         cols = self._indexed_columns(None)
         if cols is not None:
-            index = cols.index
-            if all(ni.name in index for ni in nodes):
-                try:
-                    s.constraints = self._score_constraints(pod)
-                except InvalidObjectError as e:
-                    return Status.failed(
-                        f"calculating preScoreState: obtaining pod's soft topology spread constraints: {e}",
-                        e,
-                    )
-                if not s.constraints:
-                    return Status.skip()
-                rows = rows_of(cols, nodes)
+            # the constraints first: a pod without any is skipped without looking at a node
+            try:
+                s.constraints = self._score_constraints(pod)
+            except InvalidObjectError as e:
+                return Status.failed(
+                    f"calculating preScoreState: obtaining pod's soft topology spread constraints: {e}",
+                    e,
+                )
+            if not s.constraints:
+                return Status.skip()
+            rows = _rows_in(cols, nodes)
+            if rows is not None:
                 s.ignored_nodes, s.topology_value_to_pod_counts, s.topology_normalizing_weight, s.columns = pre_score_counts(
                     self.index, cols, pod, s.constraints, rows, require_all_topologies
                 )
                 state.write(PRE_SCORE_STATE_KEY, s)
                 return None
+            s = PreScoreState()
         try:
             self.init_pre_score_state(s, pod, nodes, require_all_topologies)
         except InvalidObjectError as e:
@@ -782,6 +783,15 @@ class PodTopologySpread:
             return QueueingHint.QUEUE if modified_matching else QueueingHint.SKIP
         # Delete: Queue when the deleted node matched.
         return QueueingHint.QUEUE if original_matching else QueueingHint.SKIP
+
+
+def _rows_in(columns: NodeColumns, nodes: Sequence[NodeInfo]) -> Any:
+    """The rows of ``nodes`` in ``columns``, or None when one of them is not a node of the
+    columns."""
+    try:
+        return rows_of(columns, nodes)
+    except KeyError:
+        return None
 
 
 def _involved_in_topology_spreading(incoming: Pod, pod_with_spreading: Pod) -> bool:
