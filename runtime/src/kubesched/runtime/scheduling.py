@@ -95,8 +95,10 @@ class Diagnosis:
             names, rows, codes, table = self._columns
             self._columns = None
             d = self._node_to_status
-            for r, c in zip(rows.tolist(), codes.tolist()):
-                d[names[r]] = table[c]
+            before = (len(d), False)
+            d.update(zip([names[r] for r in rows.tolist()], [table[c] for c in codes.tolist()]))
+            if self._reasons is not None and self._reasons[0] == before:
+                self._reasons = ((len(d), True), self._reasons[1])  # the same statuses, moved
         return self._node_to_status
 
     def rejected_count(self) -> int:
@@ -112,6 +114,10 @@ class Diagnosis:
         self._columns = (names, rows, codes, table)
         for c in set(codes.tolist()):
             self.add_plugin_status(table[c])
+        if self._node_to_status:
+            # a node may be in both (the nominated node's own pass): fold now, so that counts
+            # see it once, as the mapping does
+            self.node_to_status  # noqa: B018
 
     def reason_counts(self) -> dict[str, int]:
         """How many nodes gave each reason (the FitError's histogram, absent nodes excluded)."""
