@@ -46,7 +46,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from kubesched.sdk import (
+    MAX_NODE_SCORE,
     ActionType,
     AffinityTerm,
     ClusterEvent,
@@ -68,7 +71,7 @@ from kubesched.sdk.selectors import NOTHING
 from ...podindex import PodIndex
 from ...snapshot import Snapshot
 from ..helper import as_views
-from .columns import filter_codes, pre_filter_counts
+from .columns import filter_codes, normalize_rows, pre_filter_counts, pre_score_map, score_rows
 from .filtering import (
     ERR_REASON_AFFINITY_RULES_NOT_MATCH,
     ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH,
@@ -264,10 +267,13 @@ class InterPodAffinity:
     # PreFilter ----------------------------------------------------------------------------
     @hookimpl
     def pre_filter(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:
-        try:
-            nodes_with_anti = self.handle.snapshot().have_pods_with_required_anti_affinity_list()
-        except Exception as e:
-            return Status.failed(f"failed to list NodeInfos with pods with affinity: {e}", e)
+        cols = self._indexed_columns(nodes)
+        nodes_with_anti: Sequence[NodeInfo] = ()
+        if cols is None:  # (the snapshot's lists never fail: the index path does not list)
+            try:
+                nodes_with_anti = self.handle.snapshot().have_pods_with_required_anti_affinity_list()
+            except Exception as e:
+                return Status.failed(f"failed to list NodeInfos with pods with affinity: {e}", e)
         terms = pod_terms(pod)
         if terms.error:
             return Status.unresolvable(f"parsing pod: {terms.error}")
@@ -278,7 +284,6 @@ class InterPodAffinity:
         except Exception as e:
             return Status.from_exception(e)
         ns_labels = self._namespace_labels(pod.namespace)
-        cols = self._indexed_columns(nodes)
         if cols is not None:
             existing, affinity, anti = pre_filter_counts(self.index, cols, pod, ns_labels, req_aff, req_anti)
         else:
@@ -289,16 +294,16 @@ class InterPodAffinity:
         state.write(PRE_FILTER_STATE_KEY, PreFilterState(pod, req_aff, req_anti, ns_labels, existing, affinity, anti))
         return None
 
-    def _indexed_columns(self, nodes: Sequence[NodeInfo]) -> NodeColumns | None:
-        """The snapshot's columns when PreFilter may count through the index (on, and
-        ``nodes`` are the snapshot's)."""
+    def _indexed_columns(self, nodes: Sequence[NodeInfo] | None) -> NodeColumns | None:
+        """The snapshot's columns when PreFilter/PreScore may count through the index (on, and
+        ``nodes``, PreFilter's, are the snapshot's)."""
         if not self.use_index:
             return None
         try:
             snap = self.handle.snapshot()
         except Exception:
             return None
-        if not isinstance(snap, Snapshot) or nodes is not snap.list():
+        if not isinstance(snap, Snapshot) or (nodes is not None and nodes is not snap.list()):
             return None
         return snap.columns
 
@@ -374,11 +379,14 @@ class InterPodAffinity:
         # Unless the pod being scheduled has preferred affinity terms, we only
         # need to process nodes hosting pods with affinity.
         snapshot = self.handle.snapshot()
-        try:
-            all_nodes = snapshot.list() if has_constraints else snapshot.have_pods_with_affinity_list()
-        except Exception as e:
-            what = "get all nodes from shared lister" if has_constraints else "get pods with affinity list"
-            return Status.failed(f"failed to {what}: {e}", e)
+        cols = self._indexed_columns(None)
+        all_nodes: Sequence[NodeInfo] = ()
+        if cols is None:  # (the snapshot's lists never fail: the index path does not list)
+            try:
+                all_nodes = snapshot.list() if has_constraints else snapshot.have_pods_with_affinity_list()
+            except Exception as e:
+                what = "get all nodes from shared lister" if has_constraints else "get pods with affinity list"
+                return Status.failed(f"failed to {what}: {e}", e)
 
         terms = pod_terms(pod)
         if terms.error:
@@ -396,6 +404,12 @@ class InterPodAffinity:
         ns_labels = self._namespace_labels(pod.namespace)
         weight = self.args.hard_pod_affinity_weight
 
+        if cols is not None:
+            score_map, tables = pre_score_map(self.index, cols, pod, pref_aff, pref_anti, ns_labels, weight)
+            if not score_map:
+                return Status.skip()
+            state.write(PRE_SCORE_STATE_KEY, PreScoreState(score_map, cols, tables))
+            return None
         topology_score: ScoreMap = {}
         for ni in all_nodes:
             node = ni.node
@@ -424,6 +438,23 @@ class InterPodAffinity:
             if v is not None:
                 total += values.get(v, 0)
         return total
+
+    @hookimpl
+    def score_columns(self, state: CycleState, pod: Pod, columns: NodeColumns, rows: Any) -> Any:
+        s = state.get(PRE_SCORE_STATE_KEY)
+        if not isinstance(s, PreScoreState):
+            return None  # Score reports the missing state
+        return score_rows(s, columns, rows)
+
+    @hookimpl
+    def normalize_score_columns(self, state: CycleState, pod: Pod, scores: Any) -> Any:
+        s = state.get(PRE_SCORE_STATE_KEY)
+        if s is None:
+            return Status.failed(f'failed to read "{PRE_SCORE_STATE_KEY}" from cycleState: not found')
+        scores = np.asarray(scores, np.int64)
+        if not s.topology_score:
+            return scores.copy()
+        return normalize_rows(scores, MAX_NODE_SCORE)
 
     @hookimpl
     def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status | None:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from kubesched.sdk import MAX_NODE_SCORE, AffinityTerm, Node, NodeScore, Pod, StateData
 
@@ -28,12 +29,16 @@ ScoreMap = dict[str, dict[str, int]]
 class PreScoreState(StateData):
     """preScoreState: computed at PreScore, read by Score and NormalizeScore."""
 
-    __slots__ = ("items", "topology_score")
+    __slots__ = ("columns", "items", "tables", "topology_score")
 
-    def __init__(self, topology_score: ScoreMap) -> None:
+    def __init__(self, topology_score: ScoreMap, columns: Any = None, tables: Mapping[str, Any] | None = None) -> None:
         self.topology_score = topology_score
         #: (topology key, value -> score) pairs, for a lean Score loop
         self.items = tuple(topology_score.items())
+        #: the snapshot's NodeColumns the state was counted over (None: by the scan), and per
+        #: topology key the score by label code there (the Score column form reads them)
+        self.columns = columns
+        self.tables: Mapping[str, Any] = tables or {}
 
     def clone(self) -> PreScoreState:
         # Not mutated after PreScore: no need to copy (as kube-scheduler's Clone).
