@@ -15,6 +15,7 @@ from kubesched.runtime.cluster.simulated import SimulatedCluster
 from kubesched.runtime.config import load_config_data
 from kubesched.runtime.framework.waiting import WaitingPodImpl
 from kubesched.runtime.plugins.defaultpreemption import (
+    NO_VICTIMS_MSG,
     Candidate,
     DefaultPreemption,
     filter_pods_with_pdb_violation,
@@ -22,7 +23,7 @@ from kubesched.runtime.plugins.defaultpreemption import (
 )
 from kubesched.runtime.registry import Registry
 from kubesched.runtime.scheduler import Scheduler
-from kubesched.sdk import ArgsError, Code, CycleState, Pod, Status, hookimpl
+from kubesched.sdk import ArgsError, Code, CycleState, NodeInfo, Pod, Status, hookimpl
 from kubesched.testing import build_plugin, make_handle, make_node, make_pod
 
 NEG, LOW, MID, HIGH, VERY_HIGH = -100, 0, 100, 1000, 10000
@@ -902,3 +903,113 @@ def test_sim_victim_held_at_permit_is_preempted_in_memory() -> None:
     assert pre == [("Pod default/low", "Preempted by pod high on node n1 (in kube-scheduler memory).")]
     failed = [e.note for e in sim.events if e.reason == "FailedScheduling" and e.regarding == "Pod default/low"]
     assert failed[0] == "waiting on permit for pod: preempted"
+
+
+# --- nodes without a pod of lower priority: no copy, the same outcome ---------------------------
+# (test_defaultpreemption_skip.py compares whole randomized runs on the default profile)
+
+
+class CountingState(CycleState):
+    """A CycleState that counts its copies (the dry run copies it once per node it evaluates)."""
+
+    copies = 0
+
+    def clone(self) -> CycleState:
+        CountingState.copies += 1
+        return super().clone()
+
+
+def _dry_run(skip: bool, nodes: list[dict[str, Any]], pods: list[dict[str, Any]], preemptor: dict[str, Any],
+             pdbs: list[dict[str, Any]], offset: int, num: int) -> tuple[Any, int, int]:
+    pl, h = setup(nodes, pods, preemptor)
+    pl._skip_nodes_without_victims = skip
+    node_infos = sorted(h.snapshot().list(), key=lambda ni: ni.name)
+    CountingState.copies = 0
+    candidates, statuses, errs = pl.dry_run_preemption(CountingState(), Pod(preemptor), node_infos, pdbs, offset, num)
+    got = (
+        [(c.name, [p.name for p in c.victims], c.num_pdb_violations) for c in candidates],
+        [(name, st.code, st.reasons) for name, st in statuses.items()],
+        errs,
+    )
+    return got, CountingState.copies, h.framework.num_filter_called
+
+
+# five nodes: node2 and node4 hold only pods of the preemptor's priority or higher
+_NODES = nodes_named([f"node{i}" for i in range(1, 6)], VERY_LARGE)
+_PODS = [
+    pod("p1", node="node1", prio=MID - 1, req=LARGE, labels={"app": "db"}),
+    pod("p2", node="node2", prio=MID, req=LARGE),
+    pod("p3a", node="node3", prio=MID - 5, req=SMALL), pod("p3b", node="node3", prio=MID - 1, req=SMALL),
+    pod("p3c", node="node3", prio=MID + 1, req=SMALL),
+    pod("p4", node="node4", prio=MID + 10, req=LARGE),
+    pod("p5", node="node5", prio=MID - 1, req=LARGE, labels={"app": "db"}),
+]
+_PREEMPTOR = pod("p", prio=MID, req=LARGE)
+
+
+@pytest.mark.parametrize("num", [1, 2, 5])
+@pytest.mark.parametrize("offset", range(5))
+@pytest.mark.parametrize("budgets", [[], [pdb("b", {"app": "db"}, 0)], [pdb("b", {"app": "db"}, 1)]])
+def test_dry_run_same_with_and_without_skip(offset: int, num: int, budgets: list[dict[str, Any]]) -> None:
+    fast, fast_copies, fast_filters = _dry_run(True, _NODES, _PODS, _PREEMPTOR, budgets, offset, num)
+    slow, slow_copies, slow_filters = _dry_run(False, _NODES, _PODS, _PREEMPTOR, budgets, offset, num)
+    assert fast == slow
+    assert fast_filters == slow_filters  # nodes without victims never run the Filter plugins
+    # Go's path copies every node it tries; the skip copies all but those without victims
+    skipped = sum(1 for _, _, reasons in fast[1] if reasons == [NO_VICTIMS_MSG])
+    assert fast_copies == slow_copies - skipped
+
+
+def test_dry_run_node_without_victims_status_exact() -> None:
+    # from offset 1 with two candidates wanted: node2 (no victim), node3, node4 (no victim),
+    # node5; node1 is not reached
+    got, copies, _ = _dry_run(True, _NODES, _PODS, _PREEMPTOR, [], 1, 2)
+    assert got == (
+        [("node3", ["p3a"], 0), ("node5", ["p5"], 0)],  # p3b (the more important) is reprieved
+        [("node2", Code.UNSCHEDULABLE_AND_UNRESOLVABLE, [NO_VICTIMS_MSG]),
+         ("node4", Code.UNSCHEDULABLE_AND_UNRESOLVABLE, [NO_VICTIMS_MSG])],
+        [],
+    )
+    assert copies == 2
+
+
+def test_dry_run_every_node_without_victims_copies_nothing() -> None:
+    pods = [pod(f"q{i}", node=f"node{i}", prio=MID + (i % 2), req=LARGE) for i in range(1, 6)] + [
+        pod("q0", node="node1", prio=MID, req=SMALL)
+    ]
+    for offset in range(5):
+        fast, fast_copies, fast_filters = _dry_run(True, _NODES, pods, _PREEMPTOR, [], offset, 2)
+        slow, slow_copies, _ = _dry_run(False, _NODES, pods, _PREEMPTOR, [], offset, 2)
+        assert fast == slow
+        assert fast[0] == [] and [r for _, _, r in fast[1]] == [[NO_VICTIMS_MSG]] * 5
+        assert [n for n, _, _ in fast[1]] == [f"node{(offset + i) % 5 + 1}" for i in range(5)]
+        assert (fast_copies, slow_copies, fast_filters) == (0, 5, 0)
+
+
+def test_lowest_priority_follows_the_node_info_generation() -> None:
+    # the cache of the lowest pod priority per node is keyed by NodeInfo.generation: a pod of
+    # lower priority added later makes the node a candidate
+    pl, h = setup(_NODES[:1], [pod("hi", node="node1", prio=MID, req=SMALL)], _PREEMPTOR)
+    (ni,) = h.snapshot().list()
+    got, statuses, _ = pl.dry_run_preemption(CycleState(), Pod(_PREEMPTOR), [ni], [], 0, 1)
+    assert got == [] and statuses["node1"].reasons == [NO_VICTIMS_MSG]
+    grown = ni.clone()
+    grown.add_pod(Pod(pod("lo", node="node1", prio=MID - 1, req=LARGE)))
+    assert grown.generation != ni.generation
+    got, statuses, _ = pl.dry_run_preemption(CycleState(), Pod(_PREEMPTOR), [grown], [], 0, 1)
+    assert [(c.name, [p.name for p in c.victims]) for c in got] == [("node1", ["lo"])] and statuses == {}
+    empty = NodeInfo(grown.node)
+    got, statuses, _ = pl.dry_run_preemption(CycleState(), Pod(_PREEMPTOR), [empty], [], 0, 1)
+    assert got == [] and statuses["node1"].reasons == [NO_VICTIMS_MSG]
+
+
+def test_subclass_overriding_is_preemption_allowed_takes_the_copying_path() -> None:
+    class Everyone(DefaultPreemption):
+        def is_preemption_allowed(self, node_info: Any, victim: Pod, preemptor: Pod) -> bool:
+            return True  # even pods of higher priority
+
+    _, h = setup(_NODES[:1], [pod("hi", node="node1", prio=MID + 10, req=LARGE)], _PREEMPTOR)
+    pl = Everyone(None, h)
+    assert not pl._skips_nodes_without_victims()
+    got, statuses, _ = pl.dry_run_preemption(CycleState(), Pod(_PREEMPTOR), list(h.snapshot().list()), [], 0, 1)
+    assert [(c.name, [p.name for p in c.victims]) for c in got] == [("node1", ["hi"])] and statuses == {}
