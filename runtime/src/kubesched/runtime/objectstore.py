@@ -124,7 +124,21 @@ class ObjectStore:
         resource_version: str | None = None,
         subresource: str | None = None,
     ) -> dict[str, Any]:
-        """``subresource`` is accepted for compatibility; the whole patch is applied."""
+        """``subresource`` is accepted for compatibility; the whole patch is applied. Returns a
+        mutable copy of the new object."""
+        return copy.deepcopy(self.apply_patch(api_version, kind, name, patch, namespace, resource_version=resource_version))
+
+    def apply_patch(
+        self,
+        api_version: str,
+        kind: str,
+        name: str,
+        patch: Mapping[str, Any],
+        namespace: str | None = None,
+        *,
+        resource_version: str | None = None,
+    ) -> dict[str, Any]:
+        """:meth:`patch` returning the stored (read-only) object itself, no copy."""
         key = self._key(api_version, kind, name, namespace)
         with self._lock:
             old = self._objs.get(key)
@@ -140,7 +154,7 @@ class ObjectStore:
             new = read_only(new)
             self._objs[key] = new
         self._notify("MODIFIED", kind, old, new)
-        return copy.deepcopy(new)
+        return new
 
     def delete(self, api_version: str, kind: str, name: str, namespace: str | None = None) -> None:
         key = self._key(api_version, kind, name, namespace)

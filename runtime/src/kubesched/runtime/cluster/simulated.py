@@ -251,7 +251,7 @@ class SimulatedCluster:
         if self.store.peek("v1", "Node", node_name, None) is None:
             raise ObjectNotFound(f'nodes "{node_name}" not found')
         self.binds.append((pod.key, node_name))
-        self.store.patch(
+        self.store.apply_patch(
             "v1",
             "Pod",
             pod.name,
