@@ -191,7 +191,7 @@ class FitError(Exception):
         if d.pre_filter_msg:
             msg += f" {d.pre_filter_msg}."
         else:
-            reasons = d.reason_counts()
+            reasons = dict(d.reason_counts())
             absent = self.num_all_nodes - d.rejected_count()
             if absent > 0 and d.absent_status is not None:
                 for r in d.absent_status.reasons:
