@@ -15,7 +15,7 @@ import numpy as np
 from kubesched.sdk import AffinityTerm, NodeColumns, Pod
 
 from ...podindex import PodIndex, selector_key
-from .filtering import PreFilterState, TopologyCounts
+from .filtering import CountTables, PreFilterState, Tables, TopologyCounts
 from .scoring import PreScoreState, ScoreMap
 from .terms import match_all_terms, pod_terms
 
@@ -51,20 +51,18 @@ def _req_anti_terms(p: Pod) -> Iterable[tuple[Hashable, Any]]:
     return got  # type: ignore[no-any-return]
 
 
-def _add_pairs(out: TopologyCounts, columns: NodeColumns, tk: str, per_row: NDArray[np.int64]) -> None:
-    """out[(tk, v)] += the sum of ``per_row`` over the nodes whose ``tk`` label is ``v``."""
+def _add_table(out: Tables, columns: NodeColumns, tk: str, per_row: NDArray[np.int64]) -> None:
+    """out[tk][code] += the sum of ``per_row`` over the nodes whose ``tk`` label has that code."""
     codes, values = columns.label(tk)
     has = (codes >= 0) & (per_row != 0)
     if not has.any():
         return
     dom = np.bincount(codes[has], weights=per_row[has], minlength=len(values)).astype(_I64)
-    for k in np.flatnonzero(dom).tolist():
-        pair = (tk, values[k])
-        n = out.get(pair, 0) + int(dom[k])
-        if n == 0:
-            out.pop(pair, None)
-        else:
-            out[pair] = n
+    got = out.get(tk)
+    if got is None:
+        out[tk] = (codes, values, dom)
+    else:
+        got[2][:] += dom
 
 
 def pre_filter_counts(
@@ -74,34 +72,39 @@ def pre_filter_counts(
     ns_labels: Mapping[str, str],
     req_aff: Sequence[AffinityTerm],
     req_anti: Sequence[AffinityTerm],
-) -> tuple[TopologyCounts, TopologyCounts, TopologyCounts]:
-    """getExistingAntiAffinityCounts and getIncomingAffinityAntiAffinityCounts through the index."""
-    existing: TopologyCounts = {}
+) -> CountTables:
+    """getExistingAntiAffinityCounts and getIncomingAffinityAntiAffinityCounts through the
+    index, as tables per topology key (the state makes the pairs when they are read)."""
+    existing: Tables = {}
     counts, items = index.inventory(columns, "InterPodAffinity.requiredAntiAffinity", _req_anti_terms)
     for k, per_row in counts.items():
         t = items[k]
         if t.matches(pod, ns_labels):
-            _add_pairs(existing, columns, t.topology_key, per_row)
-    affinity: TopologyCounts = {}
-    anti: TopologyCounts = {}
+            _add_table(existing, columns, t.topology_key, per_row)
+    affinity: Tables = {}
+    anti: Tables = {}
     if req_aff:
         terms = tuple(req_aff)
         key: Hashable = ("InterPodAffinity.all", tuple(match_key(t) for t in terms))
         per_row = index.counts(columns, key, lambda p: match_all_terms(terms, p, _NO_LABELS))
         for t in terms:
-            _add_pairs(affinity, columns, t.topology_key, per_row)
+            _add_table(affinity, columns, t.topology_key, per_row)
     for t in req_anti:
         key = ("InterPodAffinity.one", match_key(t))
         per_row = index.counts(columns, key, lambda p, t=t: t.matches(p, _NO_LABELS))  # type: ignore[misc]
-        _add_pairs(anti, columns, t.topology_key, per_row)
-    return existing, affinity, anti
+        _add_table(anti, columns, t.topology_key, per_row)
+    return CountTables(columns, existing, affinity, anti)
 
 
-def _per_node(columns: NodeColumns, tk: str, counts: TopologyCounts) -> tuple[NDArray[np.bool_], NDArray[np.int64]]:
+def _per_node(columns: NodeColumns, tk: str, counts: TopologyCounts, tables: Tables | None) -> tuple[NDArray[np.bool_], NDArray[np.int64]]:
     """(has the label, the count of the node's pair) per row."""
     codes, values = columns.label(tk)
-    dom = np.fromiter((counts.get((tk, v), 0) for v in values), _I64, len(values))
     has = codes >= 0
+    if tables is not None:
+        got = tables.get(tk)
+        dom = got[2] if got is not None else np.zeros(0, _I64)
+    else:
+        dom = np.fromiter((counts.get((tk, v), 0) for v in values), _I64, len(values))
     if not len(dom):
         return has, np.zeros(columns.n, _I64)
     return has, dom[np.where(has, codes, 0)] * has
@@ -112,25 +115,39 @@ def filter_codes(s: PreFilterState, columns: NodeColumns) -> NDArray[np.int32]:
     per-node Filter's order)."""
     n = columns.n
     out = np.zeros(n, np.int32)
+    t = s.tables if s.tables is not None and s.tables.valid_for(columns) else None
+    if t is not None:
+        aff_t: Tables | None = t.affinity
+        anti_t: Tables | None = t.anti
+        ex_t: Tables | None = t.existing
+        has_aff, has_anti = CountTables.any(t.affinity), CountTables.any(t.anti)
+        ex_keys = [tk for tk, (_c, _v, tab) in t.existing.items() if tab.any()]
+        empty: TopologyCounts = {}
+        aff_c = anti_c = ex_c = empty
+    else:
+        aff_t = anti_t = ex_t = None
+        aff_c, anti_c, ex_c = s.affinity_counts, s.anti_affinity_counts, s.existing_anti_affinity_counts
+        has_aff, has_anti = bool(aff_c), bool(anti_c)
+        ex_keys = list(dict.fromkeys(k for (k, _v), c in ex_c.items() if c > 0))
     if s.affinity_keys:
         missing = np.zeros(n, bool)
         exist = np.ones(n, bool)
         for tk in s.affinity_keys:
-            has, cnt = _per_node(columns, tk, s.affinity_counts)
+            has, cnt = _per_node(columns, tk, aff_c, aff_t)
             missing |= ~has
             exist &= cnt > 0
-        first_of_series = not s.affinity_counts and s.self_match
+        first_of_series = not has_aff and s.self_match
         out[missing | (~exist if not first_of_series else np.zeros(n, bool))] = 1
-    if s.anti_affinity_counts:
+    if has_anti:
         bad = np.zeros(n, bool)
         for tk in s.anti_affinity_keys:
-            has, cnt = _per_node(columns, tk, s.anti_affinity_counts)
+            has, cnt = _per_node(columns, tk, anti_c, anti_t)
             bad |= cnt > 0
         out[bad & (out == 0)] = 2
-    if s.existing_anti_affinity_counts:
+    if ex_keys:
         bad = np.zeros(n, bool)
-        for tk in dict.fromkeys(k for (k, _v), c in s.existing_anti_affinity_counts.items() if c > 0):
-            has, cnt = _per_node(columns, tk, s.existing_anti_affinity_counts)
+        for tk in ex_keys:
+            has, cnt = _per_node(columns, tk, ex_c, ex_t)
             bad |= cnt > 0
         out[bad & (out == 0)] = 3
     return out

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from kubesched.sdk import AffinityTerm, Node, NodeInfo, Pod, StateData
 
@@ -13,7 +14,9 @@ __all__ = [
     "ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH",
     "ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH",
     "PRE_FILTER_STATE_KEY",
+    "CountTables",
     "PreFilterState",
+    "Tables",
     "TopologyCounts",
     "existing_anti_affinity_counts",
     "incoming_affinity_anti_affinity_counts",
@@ -67,8 +70,48 @@ def _update_with_anti_affinity_terms(
             _update(m, node, t.topology_key, value)
 
 
+#: per topology key: (the label's codes per row, its values, the count per value code)
+Tables = dict[str, tuple[Any, list[str], Any]]
+
+
+class CountTables:
+    """PreFilter's three counts as tables per topology key over a snapshot's columns (what the
+    pod index gives): the Filter column form reads them as they are, the pairs are built only
+    when something reads them as dicts."""
+
+    __slots__ = ("affinity", "anti", "columns", "existing", "version")
+
+    def __init__(self, columns: Any, existing: Tables, affinity: Tables, anti: Tables) -> None:
+        self.columns = columns
+        self.version = columns.version
+        self.existing = existing
+        self.affinity = affinity
+        self.anti = anti
+
+    def valid_for(self, columns: Any) -> bool:
+        return columns is self.columns and columns.version == self.version
+
+    @staticmethod
+    def any(tables: Tables) -> bool:
+        return any(t.any() for _c, _v, t in tables.values())
+
+    @staticmethod
+    def pairs(tables: Tables) -> TopologyCounts:
+        out: TopologyCounts = {}
+        for tk, (_codes, values, table) in tables.items():
+            ks = table.nonzero()[0].tolist()
+            out.update(zip([(tk, values[k]) for k in ks], table[ks].tolist()))
+        return out
+
+
+_LAZY = frozenset(("existing_anti_affinity_counts", "affinity_counts", "anti_affinity_counts"))
+
+
 class PreFilterState(StateData):
-    """preFilterState: computed at PreFilter, used at Filter, updated by AddPod/RemovePod."""
+    """preFilterState: computed at PreFilter, used at Filter, updated by AddPod/RemovePod.
+
+    Built from the pod index, it holds ``tables`` (:class:`CountTables`) and makes the three
+    count dicts on first read."""
 
     __slots__ = (
         "affinity_counts",
@@ -81,7 +124,63 @@ class PreFilterState(StateData):
         "req_affinity",
         "req_anti_affinity",
         "self_match",
+        "tables",
     )
+
+    if TYPE_CHECKING:
+        tables: CountTables | None
+
+    @classmethod
+    def from_tables(
+        cls,
+        pod: Pod,
+        req_affinity: tuple[AffinityTerm, ...],
+        req_anti_affinity: tuple[AffinityTerm, ...],
+        namespace_labels: Mapping[str, str],
+        tables: CountTables,
+    ) -> PreFilterState:
+        s = cls.__new__(cls)
+        s._init_common(pod, req_affinity, req_anti_affinity, namespace_labels)
+        s.tables = tables
+        return s
+
+    def __getattr__(self, name: str) -> Any:
+        # only called for a slot not set yet: the count dicts of a state built from tables
+        if name not in _LAZY:
+            raise AttributeError(name)
+        self._materialize()
+        return object.__getattribute__(self, name)
+
+    def _materialize(self) -> None:
+        t = object.__getattribute__(self, "tables")
+        self.existing_anti_affinity_counts = CountTables.pairs(t.existing)
+        self.affinity_counts = CountTables.pairs(t.affinity)
+        self.anti_affinity_counts = CountTables.pairs(t.anti)
+
+    def _init_common(
+        self, pod: Pod, req_affinity: tuple[AffinityTerm, ...], req_anti_affinity: tuple[AffinityTerm, ...], namespace_labels: Mapping[str, str]
+    ) -> None:
+        self.pod = pod
+        self.req_affinity = req_affinity
+        self.req_anti_affinity = req_anti_affinity
+        self.namespace_labels = namespace_labels
+        self.affinity_keys = tuple(t.topology_key for t in req_affinity)
+        self.anti_affinity_keys = tuple(t.topology_key for t in req_anti_affinity)
+        self.self_match = match_all_terms(req_affinity, pod, {})
+
+    def _has_dicts(self) -> bool:
+        try:
+            object.__getattribute__(self, "affinity_counts")
+        except AttributeError:
+            return False
+        return True
+
+    def has_existing(self) -> bool:
+        """Some existing pod's required anti-affinity matches the pod somewhere."""
+        t = self.tables
+        if t is not None and not self._has_dicts():
+            return CountTables.any(t.existing)
+        return bool(self.existing_anti_affinity_counts)
 
     def __init__(
         self,
@@ -93,23 +192,17 @@ class PreFilterState(StateData):
         affinity_counts: TopologyCounts,
         anti_affinity_counts: TopologyCounts,
     ) -> None:
-        #: the incoming pod and its required terms (namespaceSelector merged into namespaces)
-        self.pod = pod
-        self.req_affinity = req_affinity
-        self.req_anti_affinity = req_anti_affinity
-        #: a copy of the incoming pod's namespace labels
-        self.namespace_labels = namespace_labels
+        #: the incoming pod and its required terms (namespaceSelector merged into namespaces),
+        #: a copy of its namespace labels, the terms' topology keys, and whether the pod matches
+        #: all its own affinity terms (the "first pod of a series" case)
+        self._init_common(pod, req_affinity, req_anti_affinity, namespace_labels)
         #: pairs -> number of existing pods whose required anti-affinity terms match the pod
         self.existing_anti_affinity_counts = existing_anti_affinity_counts
         #: pairs -> number of existing pods that match the pod's affinity terms
         self.affinity_counts = affinity_counts
         #: pairs -> number of existing pods that match the pod's anti-affinity terms
         self.anti_affinity_counts = anti_affinity_counts
-        # precomputed for Filter
-        self.affinity_keys = tuple(t.topology_key for t in req_affinity)
-        self.anti_affinity_keys = tuple(t.topology_key for t in req_anti_affinity)
-        #: the pod matches all its own affinity terms (the "first pod of a series" case)
-        self.self_match = match_all_terms(req_affinity, pod, {})
+        self.tables = None
 
     def clone(self) -> PreFilterState:
         c = PreFilterState.__new__(PreFilterState)
@@ -117,9 +210,11 @@ class PreFilterState(StateData):
         c.req_affinity = self.req_affinity
         c.req_anti_affinity = self.req_anti_affinity
         c.namespace_labels = self.namespace_labels
-        c.existing_anti_affinity_counts = dict(self.existing_anti_affinity_counts)
-        c.affinity_counts = dict(self.affinity_counts)
-        c.anti_affinity_counts = dict(self.anti_affinity_counts)
+        c.tables = self.tables  # read-only
+        if self.tables is None or self._has_dicts():
+            c.existing_anti_affinity_counts = dict(self.existing_anti_affinity_counts)
+            c.affinity_counts = dict(self.affinity_counts)
+            c.anti_affinity_counts = dict(self.anti_affinity_counts)
         c.affinity_keys = self.affinity_keys
         c.anti_affinity_keys = self.anti_affinity_keys
         c.self_match = self.self_match
@@ -129,6 +224,10 @@ class PreFilterState(StateData):
         """updateWithPod: account for ``other`` added to (1) or removed from (-1) ``node``."""
         if node is None:
             return
+        if self.tables is not None:
+            if not self._has_dicts():
+                self._materialize()
+            self.tables = None  # the counts change: the tables no longer hold them
         terms = pod_terms(other)
         _update_with_anti_affinity_terms(
             self.existing_anti_affinity_counts, terms.req_anti_affinity, self.pod, self.namespace_labels, node, multiplier

@@ -77,6 +77,7 @@ from .filtering import (
     ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH,
     ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH,
     PRE_FILTER_STATE_KEY,
+    CountTables,
     PreFilterState,
     existing_anti_affinity_counts,
     incoming_affinity_anti_affinity_counts,
@@ -285,10 +286,13 @@ class InterPodAffinity:
             return Status.from_exception(e)
         ns_labels = self._namespace_labels(pod.namespace)
         if cols is not None:
-            existing, affinity, anti = pre_filter_counts(self.index, cols, pod, ns_labels, req_aff, req_anti)
-        else:
-            existing = existing_anti_affinity_counts(pod, ns_labels, nodes_with_anti)
-            affinity, anti = incoming_affinity_anti_affinity_counts(req_aff, req_anti, nodes)
+            tables = pre_filter_counts(self.index, cols, pod, ns_labels, req_aff, req_anti)
+            if not req_aff and not req_anti and not CountTables.any(tables.existing):
+                return Status.skip()
+            state.write(PRE_FILTER_STATE_KEY, PreFilterState.from_tables(pod, req_aff, req_anti, ns_labels, tables))
+            return None
+        existing = existing_anti_affinity_counts(pod, ns_labels, nodes_with_anti)
+        affinity, anti = incoming_affinity_anti_affinity_counts(req_aff, req_anti, nodes)
         if not existing and not req_aff and not req_anti:
             return Status.skip()
         state.write(PRE_FILTER_STATE_KEY, PreFilterState(pod, req_aff, req_anti, ns_labels, existing, affinity, anti))
