@@ -12,7 +12,8 @@ For each scenario (``scenarios.scenario(seed)``) on a real control plane:
    once kubesched's cache holds exactly the pods the API server has bound, kubesched explains
    the pod (``observe.explain.explain_pod``, the framework's own runners: feasible nodes, every
    Score plugin's weighted score per node, totals, the node it would choose, the
-   FailedScheduling message);
+   FailedScheduling message); the cycle's own algorithm runs on the same snapshot too (the
+   column forms, as ``kubesched run`` schedules) and must agree with explain's per-node result;
 3. the gate is removed; kube-scheduler runs its cycle; its ``-v=10`` log gives every plugin's
    score per node ("Plugin scored node for pod") and the totals ("Calculated node's final
    score for pod"), the API server the node it bound or its PodScheduled condition's message;
@@ -399,6 +400,40 @@ class Differential:
         fw = ours.sched.frameworks[pod.scheduler_name]
         return explain_pod(fw, ours.sched.cache.update_snapshot(), pod, select=ours.sched.algo.select_host)
 
+    def _scheduled(self, ours: _Ours, raw: dict[str, Any], ex: Any) -> list[str]:
+        """The cycle's own algorithm (``Scheduling.schedule_pod``: the column forms where every
+        active plugin has one, as ``kubesched run`` schedules) on the same snapshot, against
+        ``explain`` (the per-node hooks, compared with kube-scheduler): the feasible nodes, the
+        host among the top totals, the FailedScheduling message. Differences as text."""
+        from kubesched.runtime.scheduling import FitError, Scheduling, SchedulingError
+        from kubesched.sdk import CycleState, Pod
+
+        spec = dict(raw.get("spec") or {})
+        spec.pop("schedulingGates", None)
+        pod = Pod({**raw, "spec": spec})
+        fw = ours.sched.frameworks[pod.scheduler_name]
+        snapshot = ours.sched.cache.update_snapshot()
+        algo = Scheduling(seed=1)
+        out: list[str] = []
+        try:
+            res = algo.schedule_pod(fw, CycleState(), pod, snapshot)
+        except FitError as fe:
+            # explain's message ends with PostFilter's (preemption), which the cycle adds later
+            if ex.selected is not None or not (ex.message == fe.message() or ex.message.startswith(fe.message() + " ")):
+                out.append(f"columns: no fit ({fe.message()!r}), explain {ex.selected or ex.message!r}")
+            return out
+        except SchedulingError as e:
+            return [f"columns: error {e.status.message!r}, explain {ex.error or ex.selected!r}"]
+        rejected = set(res.diagnosis.node_to_status) if res.diagnosis is not None else set()
+        feasible = sorted(n for n in ex.nodes if n not in rejected) if res.feasible_nodes > 1 else None
+        if feasible is not None and feasible != sorted(ex.feasible):
+            out.append(f"columns: feasible {feasible}, explain {sorted(ex.feasible)}")
+        top = max(ex.totals.values()) if ex.totals else None
+        best = {n for n, v in ex.totals.items() if v == top} if top is not None else {ex.selected}
+        if res.suggested_host not in best:
+            out.append(f"columns: chose {res.suggested_host}, explain's top {sorted(b for b in best if b)}")
+        return out
+
     # ---- one pod ----------------------------------------------------------------------------------
 
     def _one(self, sc: Scenario, body: dict[str, Any], ours: _Ours, log_path: Path) -> PodResult:
@@ -409,6 +444,7 @@ class Differential:
         self.core.create_namespaced_pod(ns, gated)
         raw = self._wait_synced(ours, ns, name)
         ex = self._explain(ours, raw)
+        column_diffs = self._scheduled(ours, raw, ex)
 
         offset = log_path.stat().st_size
         self.core.patch_namespaced_pod(name, ns, [{"op": "remove", "path": "/spec/schedulingGates"}])
@@ -422,6 +458,7 @@ class Differential:
         message = kube.failed or ""
         nominated = pod.status.nominated_node_name
         diffs, notes, kube_feasible = compare(kube, kube_node, message, ex)
+        diffs += column_diffs
         if not kube.attempted:
             diffs.append("kube-scheduler's log has no cycle for this pod")
         result = PodResult(
