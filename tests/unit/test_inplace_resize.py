@@ -731,3 +731,43 @@ def test_extract_pod_scale_down(old: Pod, new: Pod, down: bool, before: int, aft
     c.add_pod(new)
     assert ni.requested.milli_cpu == after
     assert len(ni.pods) == 1
+
+
+# the cache takes an assumed pod's computed requests for the API server's copy ---------------
+def _bound(raw: dict[str, Any], node: str, **status: Any) -> dict[str, Any]:
+    out = copy.deepcopy(raw)
+    out["spec"]["nodeName"] = node
+    out["status"] = {"phase": "Running", **status}
+    return out
+
+
+def test_the_cluster_copy_of_an_assumed_pod_adopts_its_requests() -> None:
+    raw = {"metadata": {"name": "p", "uid": "u1"}, "spec": {"containers": [{"name": "c", "resources": {"requests": rl(cpu500m, mem500M)}}]}}
+    cache = Cache()
+    cache.add_node(Node({"metadata": {"name": "n"}, "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "10"}}}))
+    assumed = Pod(raw).with_node_name("n")
+    cache.assume_pod(assumed)
+    bound = Pod(_bound(raw, "n"))
+    cache.add_pod(bound)
+    assert bound.__dict__["node_requests"] is assumed.node_requests  # not parsed again
+    assert bound.node_non_zero_requests == (500, 500 * Mi)
+    ni = cache.node_info("n")
+    assert ni is not None and ni.requested.milli_cpu == 500 and len(ni.pods) == 1
+
+
+@pytest.mark.parametrize("change", ["containers", "status"])
+def test_a_changed_pod_computes_its_own_requests(change: str) -> None:
+    raw = {"metadata": {"name": "p", "uid": "u1"}, "spec": {"containers": [{"name": "c", "resources": {"requests": rl(cpu500m, mem500M)}}]}}
+    old = Pod(raw)
+    _ = old.node_requests
+    if change == "containers":
+        new_raw = _bound(raw, "n")
+        new_raw["spec"]["containers"][0]["resources"]["requests"] = rl(cpu700m, mem800M)
+        want = 700
+    else:  # an in-place resize shows in the status: the status resources count
+        new_raw = _bound(raw, "n", containerStatuses=[{"name": "c", "resources": {"requests": rl(cpu700m, mem800M)}}])
+        want = 700
+    new = Pod(new_raw)
+    new.adopt_requests(old)
+    assert "node_requests" not in new.__dict__
+    assert new.node_requests.milli_cpu == want

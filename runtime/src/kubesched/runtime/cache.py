@@ -171,6 +171,7 @@ class Cache:
         uid = pod.uid
         self.assumed.pop(uid, None)
         if uid in self._pods:
+            pod.adopt_requests(self._pods[uid])  # the same requests are not parsed again
             self._unplace(uid)  # replaced by the cluster's object (on its node)
         self._place(pod)
 

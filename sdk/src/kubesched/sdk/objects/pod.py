@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..readonly import EMPTY_DICT, EMPTY_LIST, ReadOnlyDict, ReadOnlyList, read_only
 from ..selectors import InvalidObjectError, LabelSelector, NodeSelector
-from .requests import is_supported_pod_level_resource, pod_requests, quantity_value
+from .requests import _has_status_resources, is_supported_pod_level_resource, pod_requests, quantity_value
 from .resource import (
     Resource,
     _q,
@@ -385,6 +385,25 @@ class Pod(ObjectView):
                 _q(v, f"spec.containers[{i}].resources.limits.{k}")
 
     # copies -------------------------------------------------------------------------------
+    def adopt_requests(self, other: Pod) -> None:
+        """Take ``other``'s computed requests when they are ``self``'s too: the same containers,
+        init containers, overhead and pod-level resources, and neither status holds resources
+        (an in-place resize would). The cache calls it when the API server's copy of a pod it
+        assumed arrives (only nodeName and the status changed): the requests are not computed
+        again."""
+        if other is self:
+            return
+        spec, ospec = self.spec, other.spec
+        for k in _REQUEST_FIELDS:
+            if spec.get(k) != ospec.get(k):
+                return
+        if _has_status_resources(self) or _has_status_resources(other):
+            return
+        d = self.__dict__
+        for k in _REQUEST_PROPERTIES:
+            if k in other.__dict__ and k not in d:
+                d[k] = other.__dict__[k]
+
     def with_node_name(self, node_name: str) -> Pod:
         """A copy bound to ``node_name`` (what the cache assumes while binding); it shares
         every read-only part of this view but ``spec``."""
@@ -437,3 +456,17 @@ class QueuedPodInfo:
 
     def __repr__(self) -> str:
         return f"QueuedPodInfo({self.pod.key}, attempts={self.attempts})"
+
+
+#: the spec fields a pod's requests are computed from (besides the status)
+_REQUEST_FIELDS = ("containers", "initContainers", "overhead", "resources")
+#: what :meth:`Pod.adopt_requests` copies: the computed requests (cached properties and the
+#: memo of ``pod_requests``)
+_REQUEST_PROPERTIES = (
+    "requests",
+    "non_zero_requests",
+    "node_requests",
+    "node_non_zero_requests",
+    "requested_resource_names",
+    "_pod_requests",
+)

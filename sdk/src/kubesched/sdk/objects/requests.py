@@ -64,7 +64,8 @@ def _container_requests(c: Mapping[str, Any], field: str) -> Requests:
 
 def _add(dst: Requests, src: Mapping[str, Fraction]) -> None:
     for k, v in src.items():
-        dst[k] = dst.get(k, 0) + v
+        cur = dst.get(k)
+        dst[k] = v if cur is None else cur + v
 
 
 def _max_into(dst: Requests, src: Mapping[str, Fraction]) -> None:
