@@ -10,7 +10,12 @@ from typing import TYPE_CHECKING, Any
 
 from ..readonly import EMPTY_DICT, EMPTY_LIST, ReadOnlyDict, ReadOnlyList, read_only
 from ..selectors import InvalidObjectError, LabelSelector, NodeSelector
-from .requests import _has_status_resources, is_supported_pod_level_resource, pod_requests, quantity_value
+from .requests import (
+    _has_status_resources,
+    is_supported_pod_level_resource,
+    pod_requests,
+    quantity_value,
+)
 from .resource import (
     Resource,
     _q,
