@@ -97,13 +97,19 @@ class CycleState:
 
     def clone(self) -> CycleState:
         """A copy whose values are cloned (``value.clone()`` when it has one, else copied)."""
-        c = CycleState()
+        c = _new_state(CycleState)
+        data: dict[str, Any] = {}
         for k, v in self._data.items():
             cl = getattr(v, "clone", None)
-            c._data[k] = cl() if callable(cl) else copy.copy(v)
+            data[k] = cl() if callable(cl) else copy.copy(v)
+        c._data = data
+        c.get = data.get
         c.skip_filter_plugins = set(self.skip_filter_plugins)
         c.skip_score_plugins = set(self.skip_score_plugins)
         c.skip_pre_bind_plugins = set(self.skip_pre_bind_plugins)
         c.record_plugin_metrics = self.record_plugin_metrics
         c.pods_to_activate = self.pods_to_activate
         return c
+
+
+_new_state = object.__new__

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 from ..readonly import EMPTY_DICT, ReadOnlyDict, ReadOnlyList
 from .node import Node
 from .pod import Pod
-from .resource import Resource, _add_resource, _set
+from .resource import Resource, _set
 
 #: What a write to a NodeInfo of the scheduler's snapshot raises (``TypeError``).
 NODE_INFO_READ_ONLY_MESSAGE = (
@@ -122,6 +122,22 @@ class ImageStateSummary:
 
 
 _generation = count(1)
+_new_node_info = object.__new__
+_new_host_port_info = object.__new__
+
+
+def _clone_resource(r: Resource) -> Resource:
+    """``r.clone()`` without the constructor's keyword defaults (a mutable copy)."""
+    c = _new_resource(Resource)
+    _set(c, "milli_cpu", r.milli_cpu)
+    _set(c, "memory", r.memory)
+    _set(c, "ephemeral_storage", r.ephemeral_storage)
+    _set(c, "allowed_pod_number", r.allowed_pod_number)
+    _set(c, "scalar", dict(r.scalar) if r.scalar else {})
+    return c
+
+
+_new_resource = object.__new__
 
 
 class NodeInfo:
@@ -260,11 +276,12 @@ class NodeInfo:
     def _remove_pod(self, pod: Pod) -> None:
         uid = pod.uid
         for lst in (self.pods_with_affinity, self.pods_with_required_anti_affinity):
-            for i, p in enumerate(lst):
-                if p.uid == uid:
-                    list.__setitem__(lst, i, lst[-1])
-                    list.pop(lst)
-                    break
+            if lst:
+                for i, p in enumerate(lst):
+                    if p.uid == uid:
+                        list.__setitem__(lst, i, lst[-1])
+                        list.pop(lst)
+                        break
         pods = self.pods
         for i, p in enumerate(pods):
             if p.uid == uid:
@@ -275,45 +292,65 @@ class NodeInfo:
         raise KeyError(f"no corresponding pod {pod.name} in pods of node {self.name}")
 
     def _update(self, pod: Pod, sign: int) -> None:
-        _add_resource(self.requested, pod.node_requests, sign)
+        r = self.requested
+        o = pod.node_requests
+        _set(r, "milli_cpu", r.milli_cpu + sign * o.milli_cpu)
+        _set(r, "memory", r.memory + sign * o.memory)
+        _set(r, "ephemeral_storage", r.ephemeral_storage + sign * o.ephemeral_storage)
+        if o.scalar:
+            sc = r.scalar
+            for k, q in o.scalar.items():
+                dict.__setitem__(sc, k, sc.get(k, 0) + sign * q)
         cpu, mem = pod.node_non_zero_requests
         nz = self.non_zero_requested
         _set(nz, "milli_cpu", nz.milli_cpu + sign * cpu)
         _set(nz, "memory", nz.memory + sign * mem)
-        for hp in pod.host_ports:
-            if sign > 0:
-                self.used_ports._add(hp.ip, hp.protocol, hp.port)
-            else:
-                self.used_ports._remove(hp.ip, hp.protocol, hp.port)
-        for v in pod.volumes:
-            pvc = v.get("persistentVolumeClaim")
-            if not pvc:
-                continue
-            key = f"{pod.namespace}/{pvc.get('claimName')}"
-            counts = self.pvc_ref_counts
-            n = counts.get(key, 0) + sign
-            if n <= 0:
-                dict.pop(counts, key, None)
-            else:
-                dict.__setitem__(counts, key, n)
+        if pod.host_ports:
+            for hp in pod.host_ports:
+                if sign > 0:
+                    self.used_ports._add(hp.ip, hp.protocol, hp.port)
+                else:
+                    self.used_ports._remove(hp.ip, hp.protocol, hp.port)
+        if pod.volumes:
+            for v in pod.volumes:
+                pvc = v.get("persistentVolumeClaim")
+                if not pvc:
+                    continue
+                key = f"{pod.namespace}/{pvc.get('claimName')}"
+                counts = self.pvc_ref_counts
+                n = counts.get(key, 0) + sign
+                if n <= 0:
+                    dict.pop(counts, key, None)
+                else:
+                    dict.__setitem__(counts, key, n)
         _set(self, "generation", next(_generation))
 
     def clone(self) -> NodeInfo:
-        """An open copy (``add_pod``/``remove_pod`` work on it); the pods and the node are
-        shared (they are read-only views)."""
-        c = NodeInfo.__new__(NodeInfo)
+        """An open copy (``add_pod``/``remove_pod`` work on it); the pods, the node and a
+        read-only allocatable (the node's) are shared: they are read-only views, and the
+        methods change only the pods, their totals, ports and claims."""
+        c = _new_node_info(NodeInfo)
         _set(c, "_sealed", False)
         _set(c, "node", self.node)
         _set(c, "name", self.name)
         _set(c, "pods", ReadOnlyList(self.pods))
-        _set(c, "pods_with_affinity", ReadOnlyList(self.pods_with_affinity))
-        _set(c, "pods_with_required_anti_affinity", ReadOnlyList(self.pods_with_required_anti_affinity))
-        _set(c, "used_ports", self.used_ports.clone())
-        _set(c, "requested", self.requested.clone())
-        _set(c, "non_zero_requested", self.non_zero_requested.clone())
-        _set(c, "allocatable", self.allocatable.clone())
+        _set(c, "pods_with_affinity", ReadOnlyList(self.pods_with_affinity) if self.pods_with_affinity else ReadOnlyList())
+        _set(c, "pods_with_required_anti_affinity",
+             ReadOnlyList(self.pods_with_required_anti_affinity) if self.pods_with_required_anti_affinity else ReadOnlyList())
+        used = self.used_ports
+        if used._m:
+            used = used.clone()
+        else:
+            used = _new_host_port_info(HostPortInfo)
+            _set(used, "_m", {})
+            _set(used, "_sealed", False)
+        _set(c, "used_ports", used)
+        _set(c, "requested", _clone_resource(self.requested))
+        _set(c, "non_zero_requested", _clone_resource(self.non_zero_requested))
+        alloc = self.allocatable
+        _set(c, "allocatable", alloc if type(alloc) is not Resource else _clone_resource(alloc))
         _set(c, "image_states", self.image_states)
-        _set(c, "pvc_ref_counts", ReadOnlyDict(self.pvc_ref_counts))
+        _set(c, "pvc_ref_counts", ReadOnlyDict(self.pvc_ref_counts) if self.pvc_ref_counts else ReadOnlyDict())
         _set(c, "generation", self.generation)
         return c
 
