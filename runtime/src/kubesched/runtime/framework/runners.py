@@ -197,11 +197,29 @@ class FrameworkImpl(ScoreRunners, ReuseAndBatch, ColumnRunners):
                 return result, no_common_nodes(plugins_with_nodes), plugins_with_nodes
         return result, return_status, plugins_with_nodes
 
+    #: per extension hook (and "filter"): (the entries, their number, the skipped names, the
+    #: entries not skipped), for the last skip set seen; the dry run of preemption asks with
+    #: one state (or its copies) for every node and step
+    _active_cache: dict[str, tuple[list[Entry], int, frozenset[str], list[Entry]]] | None = None
+
+    def _active(self, hook: str, entries: list[Entry], skip: set[str]) -> list[Entry]:
+        """``entries`` without those of plugins in ``skip``, kept while ``skip`` is equal."""
+        cache = self._active_cache
+        if cache is None:
+            cache = self._active_cache = {}
+        c = cache.get(hook)
+        if c is not None and c[0] is entries and c[1] == len(entries) and c[2] == skip:
+            return c[3]
+        active = [e for e in entries if e[0] not in skip]
+        cache[hook] = (entries, len(entries), frozenset(skip), active)
+        return active
+
     def _run_pre_filter_extension(self, hook: str, label: str, state: CycleState, pod: Pod, other: Pod, node_info: NodeInfo) -> Status:
+        entries = self.entries[hook]
+        if not entries:
+            return SUCCESS
         skip = state.skip_filter_plugins
-        for name, fn in self.entries[hook]:
-            if name in skip:
-                continue
+        for name, fn in self._active(hook, entries, skip) if skip else entries:
             try:
                 st = fn(state, pod, other, node_info)
             except Exception as e:
@@ -220,10 +238,11 @@ class FrameworkImpl(ScoreRunners, ReuseAndBatch, ColumnRunners):
         return self._run_pre_filter_extension("pre_filter_remove_pod", "RemovePod", state, pod_to_schedule, pod_to_remove, node_info)
 
     def active_filters(self, state: CycleState) -> list[Entry]:
-        """The Filter entries to run this cycle (those not skipped by their PreFilter)."""
+        """The Filter entries to run this cycle (those not skipped by their PreFilter); the
+        list is shared while the skipped plugins stay the same (callers do not change it)."""
         entries = self._timed["filter"] if state.record_plugin_metrics and self._timed else self.entries["filter"]
         skip = state.skip_filter_plugins
-        return [e for e in entries if e[0] not in skip] if skip else entries
+        return self._active("filter", entries, skip) if skip else entries
 
     def run_filter_plugins(self, state: CycleState, pod: Pod, node_info: NodeInfo, entries: list[Entry] | None = None) -> Status:
         """Filter plugins in order; the first that does not succeed decides for this node."""
@@ -244,10 +263,12 @@ class FrameworkImpl(ScoreRunners, ReuseAndBatch, ColumnRunners):
         return SUCCESS
 
     def run_filter_plugins_with_nominated_pods(self, state: CycleState, pod: Pod, node_info: NodeInfo, entries: list[Entry] | None = None) -> Status:
+        """RunFilterPluginsWithNominatedPods; ``entries``: ``active_filters(state)`` when the
+        caller has it."""
         services = self.services
         nominated = services.nominated_pods_for_node(node_info.name) if services is not None else []
         if not nominated:
-            return self.run_filter_plugins(state, pod, node_info)
+            return self.run_filter_plugins(state, pod, node_info, entries)
         # first pass: with equal-or-higher priority nominated pods added
         ni_out = node_info.clone()
         state_out = state.clone()
@@ -260,11 +281,11 @@ class FrameworkImpl(ScoreRunners, ReuseAndBatch, ColumnRunners):
                     return st
                 added = True
         if not added:
-            return self.run_filter_plugins(state, pod, node_info)
+            return self.run_filter_plugins(state, pod, node_info, entries)
         status = self.run_filter_plugins(state_out, pod, ni_out)
         if not status.is_success():
             return status
-        return self.run_filter_plugins(state, pod, node_info)
+        return self.run_filter_plugins(state, pod, node_info, entries)
 
     def run_post_filter(
         self, state: CycleState, pod: Pod, filtered_node_status: Mapping[str, Status]
