@@ -26,12 +26,15 @@ from .victims import (
     NO_VICTIMS_MSG,
     NOT_HELPFUL_MSG,
     Candidate,
+    ParsedPDB,
     filter_pods_with_pdb_violation,
     fit_error_message,
     more_important_pod,
+    parse_pdbs,
     pick_one_node_for_preemption,
     pod_start_time,
     pod_terminating_by_preemption,
+    split_by_pdbs,
 )
 
 __all__ = ["NAME", "DefaultPreemption"]
@@ -56,6 +59,9 @@ class DefaultPreemption(Executor):
     #: does, also on nodes without a pod of lower priority than the preemptor (the reference
     #: the tests compare the skip with).
     _skip_nodes_without_victims = True
+    #: Private switch: False runs ``select_victims_on_node`` on the copies for every node tried
+    #: (the reference the tests compare :meth:`_select_victims_incremental` with).
+    _incremental_victims = True
 
     def __init__(self, args: DefaultPreemptionArgs | None, handle: Any) -> None:
         self.args = args if args is not None else DefaultPreemptionArgs()
@@ -65,6 +71,7 @@ class DefaultPreemption(Executor):
         self.get_offset_rand: Callable[[int], int] = self._rng.randrange
         #: IsEligiblePod: extra filtering of victims beyond "lower priority" (default: none).
         self.is_eligible_pod: Callable[[NodeInfo, Pod, Pod], bool] = lambda node_info, victim, preemptor: True
+        self._default_is_eligible_pod = self.is_eligible_pod
         #: MoreImportantPod: the victims' order, most important first.
         self.more_important_pod: Callable[[Pod, Pod], bool] = lambda a, b: more_important_pod(a, b, self._now())
         self._default_more_important_pod = self.more_important_pod
@@ -206,6 +213,8 @@ class DefaultPreemption(Executor):
         errs: list[str] = []
         n = len(potential_nodes)
         skip = self._skips_nodes_without_victims()
+        # the victims of a node through the copies' updates in place (same calls, same order)
+        parsed = parse_pdbs(pdbs) if skip and self._incremental_victims else None
         prio = pod.priority
         lowest = self._lowest_priority
         no_victims: Status | None = None
@@ -224,11 +233,12 @@ class DefaultPreemption(Executor):
                         no_victims = Status.unresolvable(NO_VICTIMS_MSG)
                     statuses[ni.name] = no_victims
                     continue
-            node_info = ni.clone()
-            state_copy = state.clone()
-            victims, num_violations, status = self.select_victims_on_node(state_copy, pod, node_info, pdbs)
+            if parsed is not None:
+                victims, num_violations, status = self._select_victims_incremental(state, pod, ni, parsed)
+            else:
+                victims, num_violations, status = self.select_victims_on_node(state.clone(), pod, ni.clone(), pdbs)
             if status.is_success() and victims:
-                c = Candidate(node_info.name, victims, num_violations)
+                c = Candidate(ni.name, victims, num_violations)
                 target = non_violating if num_violations == 0 else violating
                 if len(target) < candidates_num:
                     target.append(c)
@@ -236,10 +246,10 @@ class DefaultPreemption(Executor):
                     break
                 continue
             if status.is_success() and not victims:
-                status = Status.failed(f'expected at least one victim pod on node "{node_info.name}"')
+                status = Status.failed(f'expected at least one victim pod on node "{ni.name}"')
             if status.code is Code.ERROR:
                 errs.append(status.message)
-            statuses[node_info.name] = status
+            statuses[ni.name] = status
         return non_violating + violating, statuses, errs
 
     def _skips_nodes_without_victims(self) -> bool:
@@ -304,6 +314,62 @@ class DefaultPreemption(Executor):
                 reprieve(p)
         except _DryRunError as e:
             return [], 0, Status(Code.ERROR, e.status.message, error=e.status.error)
+        if violating and non_violating:
+            victims = self._by_importance(victims)
+        return victims, num_violating, Status.success()
+
+    def _select_victims_incremental(
+        self, state: CycleState, pod: Pod, ni: NodeInfo, pdbs: Sequence[ParsedPDB]
+    ) -> tuple[list[Pod], int, Status]:
+        """``select_victims_on_node(state.clone(), pod, ni.clone(), pdbs)`` for this class's
+        methods: the same extension and Filter calls with the same arguments, in the same
+        order, on one copy of the NodeInfo and of the state, with the PDBs parsed once per dry
+        run and the default eligibility read as a priority comparison."""
+        h = self.handle
+        node_info = ni.clone()
+        state = state.clone()
+        if self.is_eligible_pod is self._default_is_eligible_pod:
+            prio = pod.priority
+            potential = [p for p in node_info.pods if p.priority < prio]
+        else:
+            allowed = self.is_preemption_allowed
+            potential = [p for p in node_info.pods if allowed(node_info, p, pod)]
+        remove = node_info._remove_pod
+        add = node_info._add_pod
+        remove_ext = h.run_pre_filter_extension_remove_pod
+        add_ext = h.run_pre_filter_extension_add_pod
+        run_filters = h.run_filter_plugins_with_nominated_pods
+        success = Code.SUCCESS
+        for p in potential:
+            remove(p)
+            st = remove_ext(state, pod, p, node_info)
+            if st.code is not success:
+                return [], 0, Status(Code.ERROR, st.message, error=st.error)
+        if not potential:
+            return [], 0, Status.unresolvable(NO_VICTIMS_MSG)
+
+        st = run_filters(state, pod, node_info)
+        if st.code is not success:
+            return [], 0, st
+
+        violating, non_violating = split_by_pdbs(self._by_importance(potential), pdbs)
+        victims: list[Pod] = []
+        num_violating = 0
+        for group in (violating, non_violating):
+            for p in group:
+                # reprieve p: back on the node; a victim when the pod does not fit then
+                add(p)
+                st = add_ext(state, pod, p, node_info)
+                if st.code is not success:
+                    return [], 0, Status(Code.ERROR, st.message, error=st.error)
+                if run_filters(state, pod, node_info).code is not success:
+                    remove(p)
+                    st = remove_ext(state, pod, p, node_info)
+                    if st.code is not success:
+                        return [], 0, Status(Code.ERROR, st.message, error=st.error)
+                    victims.append(p)
+                    if group is violating:
+                        num_violating += 1
         if violating and non_violating:
             victims = self._by_importance(victims)
         return victims, num_violating, Status.success()

@@ -22,9 +22,11 @@ __all__ = [
     "filter_pods_with_pdb_violation",
     "fit_error_message",
     "more_important_pod",
+    "parse_pdbs",
     "pick_one_node_for_preemption",
     "pod_start_time",
     "pod_terminating_by_preemption",
+    "split_by_pdbs",
 ]
 
 log = logging.getLogger("kubesched.runtime.plugins.defaultpreemption")
@@ -91,34 +93,47 @@ def pod_terminating_by_preemption(p: Pod) -> bool:
     return False
 
 
+#: A PDB as the victims' split reads it: (namespace, disruptionsAllowed, selector, disruptedPods).
+ParsedPDB = tuple[str, int, LabelSelector, Mapping[str, Any]]
+
+
+def parse_pdbs(pdbs: Sequence[Mapping[str, Any]]) -> list[ParsedPDB]:
+    """The PDBs that can match a pod, parsed once for every node of a dry run (a PDB with a
+    nil, empty or invalid selector matches nothing: it never counts)."""
+    out: list[ParsedPDB] = []
+    for pdb in pdbs:
+        try:
+            sel = LabelSelector.parse((pdb.get("spec") or {}).get("selector"))
+        except Exception:  # an invalid selector matches nothing
+            continue
+        if sel is None or sel.is_nothing() or sel.is_empty():
+            continue
+        status = pdb.get("status") or {}
+        namespace = (pdb.get("metadata") or {}).get("namespace") or "default"
+        out.append((namespace, int(status.get("disruptionsAllowed") or 0), sel, status.get("disruptedPods") or {}))
+    return out
+
+
 def filter_pods_with_pdb_violation(
     pods: Sequence[Pod], pdbs: Sequence[Mapping[str, Any]]
 ) -> tuple[list[Pod], list[Pod]]:
     """filterPodsWithPDBViolation: (violating, non-violating), order preserved."""
-    allowed: list[int] = []
-    selectors: list[LabelSelector | None] = []
-    for pdb in pdbs:
-        allowed.append(int((pdb.get("status") or {}).get("disruptionsAllowed") or 0))
-        try:
-            selectors.append(LabelSelector.parse((pdb.get("spec") or {}).get("selector")))
-        except Exception:  # an invalid selector matches nothing
-            selectors.append(None)
+    return split_by_pdbs(pods, parse_pdbs(pdbs))
+
+
+def split_by_pdbs(pods: Sequence[Pod], pdbs: Sequence[ParsedPDB]) -> tuple[list[Pod], list[Pod]]:
+    """filterPodsWithPDBViolation on PDBs from :func:`parse_pdbs`."""
+    if not pdbs:
+        return [], list(pods)
+    allowed = [pdb[1] for pdb in pdbs]
     violating: list[Pod] = []
     non_violating: list[Pod] = []
     for pod in pods:
         violated = False
         labels = pod.labels
         if labels:
-            for i, pdb in enumerate(pdbs):
-                meta = pdb.get("metadata") or {}
-                if (meta.get("namespace") or "default") != pod.namespace:
-                    continue
-                sel = selectors[i]
-                # a PDB with a nil or empty selector matches nothing
-                if sel is None or sel.is_nothing() or sel.is_empty() or not sel.matches(labels):
-                    continue
-                disrupted = (pdb.get("status") or {}).get("disruptedPods") or {}
-                if pod.name in disrupted:
+            for i, (namespace, _, sel, disrupted) in enumerate(pdbs):
+                if namespace != pod.namespace or not sel.matches(labels) or pod.name in disrupted:
                     continue
                 allowed[i] -= 1
                 if allowed[i] < 0:
