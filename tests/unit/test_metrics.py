@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+import numpy as np
 import pytest
 
 from kubesched.runtime.cluster.simulated import SimulatedCluster
@@ -60,6 +61,19 @@ class Everywhere:
         return None
 
 
+class EverywhereColumns(Everywhere):
+    """Everywhere with the column forms of Filter and Score: cycles take the column path."""
+
+    @hookimpl
+    def filter_columns(self, pod: Any, columns: Any) -> Any:
+        stuck = pod.name == "stuck"
+        return np.full(columns.n, 1 if stuck else 0), [None, Status.unschedulable("stuck")]
+
+    @hookimpl
+    def score_columns(self, columns: Any, rows: Any) -> Any:
+        return np.array([10 if columns.names[r] == "n1" else 5 for r in rows.tolist()], np.int64)
+
+
 POINTS = {p: ["Everywhere"] for p in ("preFilter", "filter", "postFilter", "preScore", "score", "reserve", "permit", "preBind")}
 
 
@@ -77,8 +91,8 @@ def _attempts(metrics: Metrics) -> int:
     return int(sum(s.value for f in metrics.registry.collect() for s in f.samples if s.name == "scheduler_schedule_attempts_total"))
 
 
-def _schedule(ks: Any, pod: str, *, sample_rate: float, record_diagnostics: bool) -> tuple[Any, Metrics]:
-    reg = ks.registry({"Everywhere": Everywhere})
+def _schedule(ks: Any, pod: str, *, sample_rate: float, record_diagnostics: bool, plugin: type = Everywhere) -> tuple[Any, Metrics]:
+    reg = ks.registry({"Everywhere": plugin})
     cfg = ks.load_cfg(POINTS, reg)
     metrics = Metrics(plugin_sample_rate=sample_rate)
     cluster = SimulatedCluster([*ks.nodes(3), ks.pod(pod)])
@@ -86,10 +100,11 @@ def _schedule(ks: Any, pod: str, *, sample_rate: float, record_diagnostics: bool
     return ks.Run(sched, cluster).start(), metrics
 
 
+@pytest.mark.parametrize("plugin", [Everywhere, EverywhereColumns], ids=["per_node", "columns"])
 @pytest.mark.parametrize("record_diagnostics", [False, True], ids=["score_totals", "run_score_plugins"])
 @pytest.mark.parametrize("sample_rate", [0.0, 1.0], ids=["unsampled", "sampled"])
-def test_each_extension_point_is_observed_once_per_scheduled_cycle(ks: Any, sample_rate: float, record_diagnostics: bool) -> None:
-    run, metrics = _schedule(ks, "p", sample_rate=sample_rate, record_diagnostics=record_diagnostics)
+def test_each_extension_point_is_observed_once_per_scheduled_cycle(ks: Any, sample_rate: float, record_diagnostics: bool, plugin: type) -> None:
+    run, metrics = _schedule(ks, "p", sample_rate=sample_rate, record_diagnostics=record_diagnostics, plugin=plugin)
     assert run.result("p").node == "n1"
     assert _attempts(metrics) == 1
     assert _counts(metrics, POINT_METRIC, "extension_point") == {
@@ -111,6 +126,15 @@ def test_sampled_cycles_time_each_plugin_call(ks: Any) -> None:
     # one call per cycle, Filter and Score once per node (3 nodes)
     assert per_point == {
         "PreFilter": 1, "Filter": 3, "PreScore": 1, "Score": 3, "Reserve": 1, "Permit": 1, "PreBind": 1, "Bind": 1,
+    }
+
+
+def test_sampled_cycles_on_the_column_path_time_one_call_per_plugin(ks: Any) -> None:
+    run, metrics = _schedule(ks, "p", sample_rate=1.0, record_diagnostics=False, plugin=EverywhereColumns)
+    assert run.result("p").node == "n1"
+    # the column forms stay in use in a sampled cycle: Filter and Score once for all nodes
+    assert _counts(metrics, PLUGIN_METRIC, "extension_point") == {
+        "PreFilter": 1, "Filter": 1, "PreScore": 1, "Score": 1, "Reserve": 1, "Permit": 1, "PreBind": 1, "Bind": 1,
     }
 
 

@@ -45,6 +45,8 @@ class ColumnRunners:
     score_weights: dict[str, int]
     #: use the column forms (settable; off while tracing)
     use_columns: bool
+    #: the column forms wrapped for plugin metrics (sampled cycles), by hook and plugin
+    _timed_columns: dict[str, dict[str, Callable[..., Any]]]
 
     if TYPE_CHECKING:
 
@@ -53,10 +55,12 @@ class ColumnRunners:
     # Filter -------------------------------------------------------------------------------------
     def column_filters(self, state: CycleState, entries: list[Entry]) -> list[Entry] | None:
         """The column forms of ``entries`` (the active Filter plugins), or None when one of
-        them has none (or the cycle times each plugin call)."""
-        if not self.use_columns or state.record_plugin_metrics:
+        them has none; timed ones in a cycle that samples plugin metrics."""
+        if not self.use_columns:
             return None
         fc = self.filter_columns
+        if state.record_plugin_metrics and self._timed_columns:
+            fc = self._timed_columns["filter_columns"]
         out = []
         for name, _fn in entries:
             f = fc.get(name)
@@ -116,9 +120,11 @@ class ColumnRunners:
     def column_scores(self, state: CycleState) -> list[tuple[str, Callable[..., Any], Callable[..., Any] | None, int]] | None:
         """(name, score_columns, its normalize form or None, weight) for each active Score
         plugin, or None when one has no column form."""
-        if not self.use_columns or state.record_plugin_metrics:
+        if not self.use_columns:
             return None
         sc = self.score_columns
+        if state.record_plugin_metrics and self._timed_columns:
+            sc = self._timed_columns["score_columns"]
         out = []
         for name, _fn in self.active_scores(state):
             f = sc.get(name)

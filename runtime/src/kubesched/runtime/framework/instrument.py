@@ -5,7 +5,9 @@ durations of ``framework.go``), chosen once, at build time.
   use the wrapped entries only in cycles whose ``state.record_plugin_metrics`` is set (sampled,
   as kube-scheduler does), the bare bound methods otherwise.
 * A framework built with metrics is an :class:`InstrumentedFramework`: its runners observe the
-  extension point's duration once per call. ``score_totals`` runs ``run_score_plugins``, so a
+  extension point's duration once per call (Score's column path too).
+* The column forms (``filter_columns``, ``score_columns``) are wrapped once as well: a sampled
+  cycle keeps the column path and observes one call per plugin for all nodes. ``score_totals`` runs ``run_score_plugins``, so a
   cycle's Score is observed once whichever of the two the scheduler calls.
 """
 
@@ -15,13 +17,22 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from kubesched.sdk import CycleState, NodeInfo, Pod, PostFilterResult, PreFilterResult, Status
+from kubesched.sdk import (
+    CycleState,
+    NodeColumns,
+    NodeInfo,
+    Pod,
+    PostFilterResult,
+    PreFilterResult,
+    Status,
+)
 from kubesched.sdk.points import HOOKS, extension_point
 
+from .contract import SUCCESS
 from .interface import Entry, NodePluginScores
 from .runners import FrameworkImpl
 
-__all__ = ["PLUGIN_TIMED_HOOKS", "InstrumentedFramework", "timed_entries"]
+__all__ = ["PLUGIN_TIMED_HOOKS", "InstrumentedFramework", "timed_columns", "timed_entries"]
 
 #: the hooks whose plugin calls are timed (scheduler_plugin_execution_duration_seconds)
 PLUGIN_TIMED_HOOKS = ("pre_filter", "filter", "pre_score", "score", "reserve", "permit", "pre_bind_pre_flight", "pre_bind", "bind")
@@ -74,6 +85,18 @@ def timed_entries(entries: Mapping[str, list[Entry]], metrics: Any) -> dict[str,
     return out
 
 
+def timed_columns(
+    filter_columns: Mapping[str, Callable[..., Any]], score_columns: Mapping[str, Callable[..., Any]], metrics: Any
+) -> dict[str, dict[str, Callable[..., Any]]]:
+    """The column forms of Filter and Score, each wrapped once: a sampled cycle that takes the
+    column path observes one call per plugin (covering every node), where the per-node path
+    observes one per node."""
+    return {
+        "filter_columns": {name: _timed_call(fn, metrics, name, _label("filter")) for name, fn in filter_columns.items()},
+        "score_columns": {name: _timed_call(fn, metrics, name, _label("score")) for name, fn in score_columns.items()},
+    }
+
+
 _PRE_FILTER, _POST_FILTER, _PRE_SCORE, _SCORE = _label("pre_filter"), _label("post_filter"), _label("pre_score"), _label("score")
 _RESERVE, _PERMIT, _PRE_BIND, _BIND = _label("reserve"), _label("permit"), _label("pre_bind"), _label("bind")
 _PRE_BIND_PRE_FLIGHT = _label("pre_bind_pre_flight")
@@ -120,6 +143,21 @@ class InstrumentedFramework(FrameworkImpl):
         t0 = time.perf_counter()
         out = super().run_score_plugins(state, pod, nodes, details, totals_only, reuse)
         self._observe(_SCORE, out[1], t0)
+        return out
+
+    def run_score_columns(
+        self,
+        state: CycleState,
+        pod: Pod,
+        columns: NodeColumns,
+        rows: Any,
+        centries: Sequence[tuple[str, Callable[..., Any], Callable[..., Any] | None, int]],
+        details: list[tuple[str, Any, Any, int]] | None = None,
+    ) -> Any:
+        t0 = time.perf_counter()
+        out = super().run_score_columns(state, pod, columns, rows, centries, details)
+        if out is not None:  # None: the per-node Score runs next and is observed there
+            self._observe(_SCORE, out if isinstance(out, Status) else SUCCESS, t0)
         return out
 
     def run_reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status:

@@ -104,6 +104,7 @@ class FrameworkImpl(ScoreRunners, ReuseAndBatch, ColumnRunners):
         self.score_columns: dict[str, Callable[..., Any]] = {}
         self.normalize_columns: dict[str, Callable[..., Any]] = {}
         self.use_columns = True
+        self._timed_columns: dict[str, dict[str, Callable[..., Any]]] = {}
         self._closed = False
 
     @classmethod

@@ -19,7 +19,7 @@ from kubesched.sdk.points import EXTENSION_POINTS, hook_info, hook_params
 from ..config import ConfigError, Profile, expand_plugins
 from ..registry import BrokenPluginError, Registry
 from .handle import FrameworkHandle, FrameworkServices
-from .instrument import InstrumentedFramework, timed_entries
+from .instrument import InstrumentedFramework, timed_columns, timed_entries
 from .interface import Entry
 from .runners import FrameworkImpl
 
@@ -143,6 +143,7 @@ def _wire(fw: FrameworkImpl, profile: Profile, registry: Registry, services: Fra
     fw.events = _events(fw, pm, source, f"{prefix}.plugins")
     if metrics is not None:
         fw._timed = timed_entries(fw.entries, metrics)
+        fw._timed_columns = timed_columns(fw.filter_columns, fw.score_columns, metrics)
 
 
 def _impls(pm: pluggy.PluginManager, hook: str) -> dict[str, Any]:

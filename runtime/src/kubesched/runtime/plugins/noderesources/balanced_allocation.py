@@ -142,11 +142,11 @@ def balanced_column_scorer(requested: list[NDArray[np.int64]], allocated: list[N
     resources a node has: both, or fewer than two and so std 0 with and without the pod)."""
     a0, a1 = allocatable
     both = (a0 != 0) & (a1 != 0)
-    out = np.full(len(a0), _improvement(MAX_NODE_SCORE, MAX_NODE_SCORE), np.int64)
-    if not both.any():
-        return out
-    fa0 = np.where(both, a0, 1).astype(np.float64)
-    fa1 = np.where(both, a1, 1).astype(np.float64)
+    every = bool(both.all())
+    if not every and not both.any():
+        return np.full(len(a0), _improvement(MAX_NODE_SCORE, MAX_NODE_SCORE), np.int64)
+    fa0 = (a0 if every else np.where(both, a0, 1)).astype(np.float64)
+    fa1 = (a1 if every else np.where(both, a1, 1)).astype(np.float64)
 
     def pair(x0: NDArray[np.int64], x1: NDArray[np.int64]) -> NDArray[np.int64]:
         f0 = np.minimum(x0.astype(np.float64) / fa0, 1.0)
@@ -155,6 +155,9 @@ def balanced_column_scorer(requested: list[NDArray[np.int64]], allocated: list[N
 
     d = _HALF + pair(requested[0], requested[1]) - pair(allocated[0], allocated[1])
     imp = _HALF + np.where(d >= 0, d // 2, -((-d) // 2))
+    if every:
+        return imp
+    out = np.full(len(a0), _improvement(MAX_NODE_SCORE, MAX_NODE_SCORE), np.int64)
     out[both] = imp[both]
     return out
 

@@ -46,7 +46,8 @@ def least_column_scorer(resources: Sequence[ResourceSpec]) -> ColumnScorer:
 
 def least_requested_score_columns(requested: NDArray[np.int64], capacity: NDArray[np.int64]) -> NDArray[np.int64]:
     """:func:`least_requested_score` per entry (capacity > 0)."""
-    return np.where(requested > capacity, 0, ((capacity - requested) * MAX_NODE_SCORE) // capacity)
+    # over capacity: (capacity - requested) < 0, clipped to 0, scores 0
+    return (np.maximum(capacity - requested, 0) * MAX_NODE_SCORE) // capacity
 
 
 def least_requested_score(requested: int, capacity: int) -> int:

@@ -93,14 +93,24 @@ def weighted_column_scorer(
         n = len(requested[0]) if requested else 0
         node_score = np.zeros(n, np.int64)
         weight_sum = np.zeros(n, np.int64)
+        every = True  # every node has every resource: the weight sum is one number
+        total_weight = 0
         for i in range(len(requested)):
             capacity = allocatable[i]
             has = capacity != 0
+            weight = weights[i]
+            if has.all():
+                node_score += resource_score(requested[i], capacity) * weight
+                weight_sum += weight
+                total_weight += weight
+                continue
+            every = False
             if not has.any():
                 continue
-            weight = weights[i]
             node_score += np.where(has, resource_score(requested[i], np.where(has, capacity, 1)) * weight, 0)
             weight_sum += np.where(has, weight, 0)
+        if every:
+            return node_score // total_weight if total_weight else np.zeros(n, np.int64)
         out = np.zeros(n, np.int64)
         nz = weight_sum != 0
         out[nz] = node_score[nz] // weight_sum[nz]
@@ -263,8 +273,12 @@ class ResourceAllocationScorer:
                 used_l.append(zero)
                 alloc_l.append(zero)
                 continue
-            has = a != 0
             alloc_l.append(a)
+            if a.all():
+                used_l.append(u)
+                req_l.append(u + pod_request)
+                continue
+            has = a != 0
             used_l.append(np.where(has, u, 0))
             req_l.append(np.where(has, u + pod_request, 0))
         return req_l, used_l, alloc_l
