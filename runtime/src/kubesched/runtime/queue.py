@@ -18,6 +18,7 @@ Not thread-safe by design: the scheduler's loop owns it.
 
 from __future__ import annotations
 
+import bisect
 import heapq
 import logging
 import math
@@ -69,6 +70,10 @@ def backoff_duration(attempts: int, initial: float, maximum: float) -> float:
 def _align(t: float) -> float:
     """alignToWindow: ``t`` truncated to the backoff ordering window."""
     return math.floor(t / BACKOFF_ORDERING_WINDOW) * BACKOFF_ORDERING_WINDOW
+
+
+def _seq(event: tuple[int, Any, Any, Any]) -> int:
+    return event[0]
 
 
 class _HeapItem:
@@ -362,14 +367,14 @@ class SchedulingQueue:
         """The pod's flight ended: the in-flight events it saw (those after its pop), and no
         event is kept that no pod still in flight could need."""
         entry = self._in_flight.pop(uid, None)
-        events = self._in_flight_events
-        seen = [e for e in events if e[0] > entry[1]] if entry is not None and events else []
+        events = self._in_flight_events  # in the order of their sequence numbers
+        seen = events[bisect.bisect_right(events, entry[1], key=_seq) :] if entry is not None and events else []
         if not self._in_flight:
             events.clear()
         elif events:
             oldest = min(since for _qpi, since in self._in_flight.values())
             if events[0][0] <= oldest:
-                self._in_flight_events = [e for e in events if e[0] > oldest]
+                del events[: bisect.bisect_right(events, oldest, key=_seq)]
         return seen
 
     def requeue_failed(self, qpi: QueuedPodInfo, status: Status, unschedulable_plugins: Iterable[str] = (), pending_plugins: Iterable[str] = ()) -> None:
