@@ -20,12 +20,12 @@ from kubesched.sdk import (
     Code,
     CycleState,
     NodeColumns,
-    NodeScore,
     Pod,
     Status,
 )
 
 from .contract import SUCCESS, contract_error, filter_verdict, plugin_error
+from .score import normalize_error, normalize_node_scores
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -192,28 +192,16 @@ class ColumnRunners:
             try:
                 out = nfn(state, pod, raw)
             except Exception as e:
-                return Status(Code.ERROR, f'running Normalize on Score plugins: plugin "{name}" failed with: {type(e).__name__}: {e}', plugin=name, error=e)
+                return normalize_error(name, f"{type(e).__name__}: {e}", e)
             if isinstance(out, Status):
-                return Status(Code.ERROR, f'running Normalize on Score plugins: plugin "{name}" failed with: {out.message}', plugin=name)
+                return normalize_error(name, out.message)
             out = np.asarray(out)
             if out.shape != raw.shape or out.dtype.kind not in "iu":
                 return contract_error(name, "normalize_score_columns", out)
             return out.astype(np.int64, copy=False)
         # the plugin normalizes NodeScore lists only
         names = columns.names
-        lst = [NodeScore(names[r], v) for r, v in zip(rows.tolist(), raw.tolist())]
-        try:
-            st = norm(state, pod, lst)
-        except Exception as e:
-            return Status(Code.ERROR, f'running Normalize on Score plugins: plugin "{name}" failed with: {type(e).__name__}: {e}', plugin=name, error=e)
-        if st is not None:
-            if not isinstance(st, Status):
-                return contract_error(name, "normalize_score", st)
-            if not st.is_success():
-                return Status(Code.ERROR, f'running Normalize on Score plugins: plugin "{name}" failed with: {st.message}', plugin=name)
-        from .contract import normalized_out
-
-        got = normalized_out(name, lst)
+        got = normalize_node_scores(norm, name, state, pod, [names[r] for r in rows.tolist()], raw.tolist())
         if isinstance(got, Status):
             return got
         return np.asarray(got, np.int64)

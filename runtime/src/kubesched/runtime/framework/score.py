@@ -19,7 +19,7 @@ from kubesched.sdk import (
 from .contract import SUCCESS, contract_error, normalized_out, score_out
 from .interface import Entry, NodePluginScores, PluginScore
 
-__all__ = ["ScoreRunners"]
+__all__ = ["ScoreRunners", "normalize_error", "normalize_node_scores"]
 
 #: key of the memo of normalized score columns inside a score reuse table (node names are str)
 _NORMALIZED = ("normalized",)
@@ -27,6 +27,29 @@ _NORMALIZED = ("normalized",)
 
 def _score_err(name: str, e: BaseException) -> Status:
     return Status(Code.ERROR, f'running Score plugins: plugin "{name}" failed with: {type(e).__name__}: {e}', plugin=name, error=e)
+
+
+def normalize_error(name: str, detail: str, error: BaseException | None = None) -> Status:
+    """The Error of a failing NormalizeScore (either form)."""
+    return Status(Code.ERROR, f'running Normalize on Score plugins: plugin "{name}" failed with: {detail}', plugin=name, error=error)
+
+
+def normalize_node_scores(
+    norm: Callable[..., Any], name: str, state: CycleState, pod: Pod, names: Sequence[str], raw: Sequence[int]
+) -> list[int] | Status:
+    """A plugin's ``normalize_score`` on NodeScore lists: the normalized values (in order) or
+    the Error."""
+    lst = [NodeScore(n, v) for n, v in zip(names, raw)]
+    try:
+        st = norm(state, pod, lst)
+    except Exception as e:
+        return normalize_error(name, f"{type(e).__name__}: {e}", e)
+    if st is not None:
+        if not isinstance(st, Status):
+            return contract_error(name, "normalize_score", st)
+        if not st.is_success():
+            return normalize_error(name, st.message)
+    return normalized_out(name, lst)
 
 
 class ScoreRunners:
@@ -114,17 +137,7 @@ class ScoreRunners:
         """NormalizeScore (when the plugin has it) and the range check of one plugin's scores."""
         norm = self.normalize.get(name)
         if norm is not None:
-            lst = [NodeScore(ni.name, v) for ni, v in zip(nodes, raw)]
-            try:
-                st = norm(state, pod, lst)
-            except Exception as e:
-                return Status(Code.ERROR, f'running Normalize on Score plugins: plugin "{name}" failed with: {type(e).__name__}: {e}', plugin=name, error=e)
-            if st is not None:
-                if not isinstance(st, Status):
-                    return contract_error(name, "normalize_score", st)
-                if not st.is_success():
-                    return Status(Code.ERROR, f'running Normalize on Score plugins: plugin "{name}" failed with: {st.message}', plugin=name)
-            got = normalized_out(name, lst)
+            got = normalize_node_scores(norm, name, state, pod, [ni.name for ni in nodes], raw)
             if isinstance(got, Status):
                 return got
             vals = got
