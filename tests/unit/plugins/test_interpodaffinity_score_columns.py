@@ -19,13 +19,7 @@ from kubesched.sdk import CycleState, Node, NodeScore, Pod, Status
 from kubesched.sdk.columns import rows_of
 from kubesched.testing import build_plugin, make_handle
 
-ZONE = "topology.kubernetes.io/zone"
-HOST = "kubernetes.io/hostname"
-NAMESPACES = [
-    {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "default", "labels": {"team": "a"}}},
-    {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "ns1", "labels": {"team": "b"}}},
-    {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "ns2", "labels": {"team": "a"}}},
-]
+from .test_interpodaffinity_columns import HOST, NAMESPACES, ZONE, st
 
 
 def rand_node(rng: random.Random, i: int) -> dict[str, Any]:
@@ -88,10 +82,6 @@ def rand_pod(rng: random.Random, uid: str, node: str | None, p_affinity: float) 
         spec["affinity"] = aff
     md = {"name": uid, "uid": uid, "namespace": rng.choice(["default", "default", "ns1", "ns2"]), "labels": labels}
     return {"apiVersion": "v1", "kind": "Pod", "metadata": md, "spec": spec}
-
-
-def st(s: Any) -> Any:
-    return None if s is None else (s.code, s.message)
 
 
 ARGS = [None, {"hardPodAffinityWeight": 0}, {"hardPodAffinityWeight": 7}, {"ignorePreferredTermsOfExistingPods": True}]
