@@ -72,6 +72,10 @@ def _align(t: float) -> float:
     return math.floor(t / BACKOFF_ORDERING_WINDOW) * BACKOFF_ORDERING_WINDOW
 
 
+#: not yet in SchedulingQueue._matching
+_UNMATCHED: Any = object()
+
+
 def _seq(event: tuple[int, Any, Any, Any]) -> int:
     return event[0]
 
@@ -353,6 +357,8 @@ class SchedulingQueue:
         qpi.attempts += 1
         if qpi.initial_attempt_timestamp is None:
             qpi.initial_attempt_timestamp = self._clock.now()
+        # kept in the order of their pops (a re-pop goes to the end): the first is the oldest
+        self._in_flight.pop(qpi.pod.uid, None)
         self._in_flight[qpi.pod.uid] = (qpi, self._event_seq)
         return qpi
 
@@ -372,7 +378,7 @@ class SchedulingQueue:
         if not self._in_flight:
             events.clear()
         elif events:
-            oldest = min(since for _qpi, since in self._in_flight.values())
+            oldest = next(iter(self._in_flight.values()))[1]  # pops are in order
             if events[0][0] <= oldest:
                 del events[: bisect.bisect_right(events, oldest, key=_seq)]
         return seen
@@ -404,7 +410,7 @@ class SchedulingQueue:
         # and that one of its rejectors' hints says may help requeues it now
         strategy = "skip"
         for _seq, event, old, new in events if rejected else ():
-            got = self._strategy(qpi, event, old, new)
+            got = self._strategy(qpi, event, old, new, {}, event.is_wildcard())
             if got != "skip":
                 strategy = got
                 if got == "immediately":
@@ -454,6 +460,9 @@ class SchedulingQueue:
         if self._in_flight:
             self._event_seq += 1
             self._in_flight_events.append((self._event_seq, event, old, new))
+        # this event's registrations per (profile, plugin), looked up once per event
+        matching: dict[tuple[str, str], tuple[Any, ...] | None] = {}
+        wildcard = event.is_wildcard()
         for qpi in list(self._unschedulable.values()):
             if precheck is not None and not precheck(qpi.pod):
                 continue
@@ -463,26 +472,39 @@ class SchedulingQueue:
                 if self._move_to_active(qpi, label):
                     moved += 1
                 continue
-            strategy = self._strategy(qpi, event, old, new)
+            strategy = self._strategy(qpi, event, old, new, matching, wildcard)
             if strategy == "skip":
                 continue
             if self._requeue(qpi, strategy, label):
                 moved += 1
         return moved
 
-    def _strategy(self, qpi: QueuedPodInfo, event: ClusterEvent, old: Any, new: Any) -> str:
-        rejectors = qpi.unschedulable_plugins | qpi.pending_plugins
-        if not rejectors or event.is_wildcard():
+    def _strategy(
+        self,
+        qpi: QueuedPodInfo,
+        event: ClusterEvent,
+        old: Any,
+        new: Any,
+        matching: dict[tuple[str, str], tuple[Any, ...] | None],
+        wildcard: bool,
+    ) -> str:
+        """How ``event`` requeues ``qpi`` ("skip", "after_backoff", "immediately");
+        ``matching`` caches the event's registrations per (profile, plugin) for one event."""
+        unsched, pending = qpi.unschedulable_plugins, qpi.pending_plugins
+        if (not unsched and not pending) or wildcard:
             return "after_backoff"
-        matching = self._matching
         profile = qpi.pod.scheduler_name
         strategy = "skip"
-        for plugin in rejectors:
-            key = (profile, plugin, event)
+        # a plugin in both sets is looked at twice, to the same effect
+        for plugin in (*unsched, *pending) if pending else unsched:
             try:
-                evs = matching[key]
+                evs = matching[(profile, plugin)]
             except KeyError:
-                evs = self._match(key)
+                key = (profile, plugin, event)
+                evs = self._matching.get(key, _UNMATCHED)
+                if evs is _UNMATCHED:
+                    evs = self._match(key)
+                matching[(profile, plugin)] = evs
             if evs is None:
                 # no EnqueueExtensions (or unknown plugin): any event may help
                 if plugin in qpi.pending_plugins:
