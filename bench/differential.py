@@ -85,7 +85,8 @@ def report(results: list[ScenarioResult], meta: dict[str, Any]) -> str:
                     shown += 1
         L.append("")
     else:
-        L.append("**0 differences**: feasible nodes, every plugin's per-node score, totals, chosen nodes and messages are the same for every pod.")
+        L.append("**0 differences**: feasible nodes, every plugin's per-node score, totals, chosen nodes and messages are the same for every pod; "
+                 "the cycle's own algorithm (the column forms, as `kubesched run` schedules) agrees with them on every pod.")
         L.append("")
     L.append("| seed | nodes | pods | bound | unschedulable | preempted | differences | seconds |")
     L.append("|---|---|---|---|---|---|---|---|")
