@@ -20,19 +20,34 @@ needs no feed from the cache and is exact for any snapshot.
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Callable, Hashable, Iterable
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from kubesched.sdk import LabelSelector, NodeColumns, Pod
+from kubesched.sdk import LabelSelector, NodeColumns, NodeInfo, Pod
+
+from .snapshot import Snapshot
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-__all__ = ["PodIndex", "selector_key"]
+__all__ = ["PodIndex", "selector_key", "snapshot_columns"]
 
 _I64 = np.int64
+
+
+def snapshot_columns(handle: Any, nodes: Sequence[NodeInfo] | None) -> NodeColumns | None:
+    """The columns of ``handle``'s snapshot when a plugin may count through an index: the
+    snapshot is the runtime's, and ``nodes`` (a PreFilter's; None: not given) are its own list.
+    None otherwise (the plugin scans)."""
+    try:
+        snap = handle.snapshot()
+    except Exception:
+        return None
+    if not isinstance(snap, Snapshot) or (nodes is not None and nodes is not snap.list()):
+        return None
+    return snap.columns
 
 
 def selector_key(sel: LabelSelector) -> Hashable:

@@ -68,8 +68,7 @@ from kubesched.sdk import (
 )
 from kubesched.sdk.selectors import NOTHING
 
-from ...podindex import PodIndex
-from ...snapshot import Snapshot
+from ...podindex import PodIndex, snapshot_columns
 from ..helper import as_views
 from .columns import filter_codes, normalize_rows, pre_filter_counts, pre_score_map, score_rows
 from .filtering import (
@@ -301,15 +300,7 @@ class InterPodAffinity:
     def _indexed_columns(self, nodes: Sequence[NodeInfo] | None) -> NodeColumns | None:
         """The snapshot's columns when PreFilter/PreScore may count through the index (on, and
         ``nodes``, PreFilter's, are the snapshot's)."""
-        if not self.use_index:
-            return None
-        try:
-            snap = self.handle.snapshot()
-        except Exception:
-            return None
-        if not isinstance(snap, Snapshot) or (nodes is not None and nodes is not snap.list()):
-            return None
-        return snap.columns
+        return snapshot_columns(self.handle, nodes) if self.use_index else None
 
     def _pre_filter_state(self, state: CycleState) -> PreFilterState | None:
         s = state.get(PRE_FILTER_STATE_KEY)

@@ -45,8 +45,7 @@ from kubesched.sdk import (
 )
 from kubesched.sdk.columns import rows_of
 
-from ...podindex import PodIndex
-from ...snapshot import Snapshot
+from ...podindex import PodIndex, snapshot_columns
 from ..helper import as_views
 from .args import DO_NOT_SCHEDULE, SCHEDULE_ANYWAY, SYSTEM_DEFAULTING, PodTopologySpreadArgs
 from .columns import (
@@ -366,13 +365,7 @@ class PodTopologySpread:
         snapshot's."""
         if not self.use_index or not self.enable_node_inclusion_policy:
             return None
-        try:
-            snap = self._handle.snapshot()
-        except Exception:
-            return None
-        if not isinstance(snap, Snapshot) or (nodes is not None and nodes is not snap.list()):
-            return None
-        return snap.columns
+        return snapshot_columns(self._handle, nodes)
 
     def _pre_filter_from_index(self, pod: Pod, columns: NodeColumns) -> PreFilterState:
         """calPreFilterState through the index (the same state, with the column form's arrays)."""
