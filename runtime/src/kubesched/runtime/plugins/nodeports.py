@@ -42,6 +42,7 @@ from kubesched.sdk import (
     hookimpl,
 )
 
+from ..podindex import PodIndex
 from .helper import as_views
 
 __all__ = ["ERR_REASON", "NodePorts", "fits"]
@@ -116,39 +117,14 @@ class _PreFilterState(StateData):
         return self  # not affected by adding or removing pods
 
 
-def _holds_ports(node_info: NodeInfo) -> bool:
-    """Whether a pod on the node holds a host port (used_ports or a sidecar's); True when a
-    pod's ports do not parse (Filter then reports it node by node)."""
-    if len(node_info.used_ports):
-        return True
+def _holds_ports(pod: Pod) -> bool:
+    """Whether the pod holds a host port (a container's or a sidecar's); True when its ports do
+    not parse (Filter then reports it node by node). Nodes with such a pod are the only ones a
+    pod asking for host ports can conflict with."""
     try:
-        return any(p.init_containers and _sidecar_ports(p) for p in node_info.pods)
+        return bool(pod.host_ports) or bool(pod.init_containers and _sidecar_ports(pod))
     except InvalidObjectError:
         return True
-
-
-class _HeldPorts:
-    """Which rows of a NodeColumns hold host ports, kept up to date by the NodeInfos'
-    generations (only the rows that changed since the last call are looked at again)."""
-
-    __slots__ = ("columns", "generations", "held")
-
-    def __init__(self) -> None:
-        self.columns: NodeColumns | None = None
-        self.generations: Any = None
-        self.held: Any = None
-
-    def rows(self, columns: NodeColumns) -> Any:
-        gens = np.array(columns.generations, np.int64)
-        infos = columns.infos
-        if self.columns is not columns or len(gens) != len(self.generations):
-            self.columns = columns
-            self.held = np.fromiter((_holds_ports(ni) for ni in infos), bool, columns.n)
-        else:
-            for i in np.flatnonzero(gens != self.generations).tolist():
-                self.held[i] = _holds_ports(infos[i])
-        self.generations = gens
-        return np.flatnonzero(self.held)
 
 
 class NodePorts:
@@ -158,7 +134,8 @@ class NodePorts:
 
     def __init__(self, args: Any = None, handle: Any = None) -> None:
         self.handle = handle
-        self._held = _HeldPorts()
+        #: per node, how many of its pods hold host ports (recounted on nodes that changed)
+        self._index = PodIndex(capacity=1)
 
     @hookimpl
     def pre_filter(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:
@@ -218,7 +195,7 @@ class NodePorts:
         infos = columns.infos
         want = s.ports
         try:
-            for i in self._held.rows(columns).tolist():
+            for i in np.flatnonzero(self._index.counts(columns, "holds-ports", _holds_ports)).tolist():
                 if not _fits_node(want, infos[i]):
                     codes[i] = 1
         except InvalidObjectError:
