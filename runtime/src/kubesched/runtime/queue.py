@@ -72,10 +72,6 @@ def _align(t: float) -> float:
     return math.floor(t / BACKOFF_ORDERING_WINDOW) * BACKOFF_ORDERING_WINDOW
 
 
-#: not yet in SchedulingQueue._matching
-_UNMATCHED: Any = object()
-
-
 def _seq(event: tuple[int, Any, Any, Any]) -> int:
     return event[0]
 
@@ -164,10 +160,10 @@ class SchedulingQueue:
         self._pre_enqueue = pre_enqueue or (lambda _p: Status())
         #: scheduler name -> plugin -> events (None = every event)
         self._events = events or {}
-        #: (profile, plugin, event) -> the plugin's registrations that match the event (None:
+        #: event -> (profile, plugin) -> the plugin's registrations that match the event (None:
         #: the plugin registered none, so every event may help); events and registrations are
-        #: fixed, so the match is computed once
-        self._matching: dict[tuple[str, str, ClusterEvent], tuple[Any, ...] | None] = {}
+        #: fixed, so each match is computed once
+        self._matching: dict[ClusterEvent, dict[tuple[str, str], tuple[Any, ...] | None]] = {}
         self._error_to_backoff = error_to_backoff
         self._metrics = metrics
         self._active = _Heap(less)
@@ -410,7 +406,7 @@ class SchedulingQueue:
         # and that one of its rejectors' hints says may help requeues it now
         strategy = "skip"
         for _seq, event, old, new in events if rejected else ():
-            got = self._strategy(qpi, event, old, new, {}, event.is_wildcard())
+            got = self._strategy(qpi, event, old, new, self._matching_for(event), event.is_wildcard())
             if got != "skip":
                 strategy = got
                 if got == "immediately":
@@ -460,8 +456,7 @@ class SchedulingQueue:
         if self._in_flight:
             self._event_seq += 1
             self._in_flight_events.append((self._event_seq, event, old, new))
-        # this event's registrations per (profile, plugin), looked up once per event
-        matching: dict[tuple[str, str], tuple[Any, ...] | None] = {}
+        matching = self._matching_for(event)
         wildcard = event.is_wildcard()
         for qpi in list(self._unschedulable.values()):
             if precheck is not None and not precheck(qpi.pod):
@@ -489,7 +484,7 @@ class SchedulingQueue:
         wildcard: bool,
     ) -> str:
         """How ``event`` requeues ``qpi`` ("skip", "after_backoff", "immediately");
-        ``matching`` caches the event's registrations per (profile, plugin) for one event."""
+        ``matching`` is the event's registrations per (profile, plugin) (``_matching_for``)."""
         unsched, pending = qpi.unschedulable_plugins, qpi.pending_plugins
         if (not unsched and not pending) or wildcard:
             return "after_backoff"
@@ -500,10 +495,8 @@ class SchedulingQueue:
             try:
                 evs = matching[(profile, plugin)]
             except KeyError:
-                key = (profile, plugin, event)
-                evs = self._matching.get(key, _UNMATCHED)
-                if evs is _UNMATCHED:
-                    evs = self._match(key)
+                registered = self._events.get(profile, {}).get(plugin)
+                evs = None if registered is None else tuple(ewh for ewh in registered if ewh.event.matches(event))
                 matching[(profile, plugin)] = evs
             if evs is None:
                 # no EnqueueExtensions (or unknown plugin): any event may help
@@ -526,12 +519,12 @@ class SchedulingQueue:
                 strategy = "after_backoff"
         return strategy
 
-    def _match(self, key: tuple[str, str, ClusterEvent]) -> tuple[Any, ...] | None:
-        profile, plugin, event = key
-        evs = self._events.get(profile, {}).get(plugin)
-        got = None if evs is None else tuple(ewh for ewh in evs if ewh.event.matches(event))
-        self._matching[key] = got
-        return got
+    def _matching_for(self, event: ClusterEvent) -> dict[tuple[str, str], tuple[Any, ...] | None]:
+        """The cache of ``event``'s matching registrations (filled by ``_strategy``)."""
+        m = self._matching.get(event)
+        if m is None:
+            m = self._matching[event] = {}
+        return m
 
     def _worth(self, qpi: QueuedPodInfo, event: ClusterEvent, old: Any, new: Any, plugins: set[str]) -> bool:
         if event.is_wildcard():
