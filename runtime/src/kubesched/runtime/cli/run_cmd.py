@@ -76,6 +76,7 @@ def run_scheduler(cfg: Any, reg: Any, *, kubeconfig: str | None, address: str, i
     sched = Scheduler(cfg, reg, cluster, seed=seed, metrics=metrics, record_results=record_results, reuse_results=reuse_results, max_results=RUN_MAX_RESULTS)
     metrics._clock = sched.clock.now
     metrics.watch_queue(sched.queue.pending)
+    metrics.watch_stores(cluster.store_sizes)
     loop_alive = threading.Event()
     loop_alive.set()
     server = HealthServer(address, metrics, ready=cluster.synced, alive=loop_alive.is_set)

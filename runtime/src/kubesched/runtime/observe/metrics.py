@@ -34,6 +34,23 @@ class _Pending:
         yield g
 
 
+class _Stores:
+    """kubesched_informer_objects{resource}: the objects each informer holds, at scrape time."""
+
+    def __init__(self, source: Callable[[], dict[str, int]]) -> None:
+        self.source = source
+
+    def collect(self) -> Any:
+        g = GaugeMetricFamily("kubesched_informer_objects", "Number of objects in each informer's store, by resource kind.", labels=["resource"])
+        try:
+            counts = self.source()
+        except Exception:
+            counts = {}
+        for kind in sorted(counts):
+            g.add_metric([kind], float(counts[kind]))
+        yield g
+
+
 class Metrics:
     def __init__(self, registry: CollectorRegistry | None = None, *, plugin_sample_rate: float = 0.1) -> None:
         self.registry = registry or CollectorRegistry()
@@ -80,6 +97,10 @@ class Metrics:
 
     def watch_queue(self, source: Callable[[], dict[str, int]]) -> None:
         self.registry.register(_Pending(source))
+
+    def watch_stores(self, source: Callable[[], dict[str, int]]) -> None:
+        """Export ``source()`` ({kind: objects held}) as ``kubesched_informer_objects``."""
+        self.registry.register(_Stores(source))
 
     # called by the scheduler --------------------------------------------------------------------
     def attempt(self, profile: str, result: str, seconds: float) -> None:

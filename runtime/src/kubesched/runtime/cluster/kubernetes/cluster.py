@@ -106,6 +106,10 @@ class KubernetesCluster:
     def synced(self) -> bool:
         return all(inf.synced.is_set() for inf in self.informers.values())
 
+    def store_sizes(self) -> dict[str, int]:
+        """{kind: objects its informer holds} (the ``kubesched_informer_objects`` gauge)."""
+        return {kind: len(inf.store) for kind, inf in list(self.informers.items())}
+
     def start(self, sink: Callable[[str, str, Any, Any], None]) -> None:
         """Replay the caches to ``sink`` and stream every change (informers must be running)."""
         self._sink = sink
