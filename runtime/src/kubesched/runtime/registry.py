@@ -11,13 +11,26 @@ dataclass. Entry points in a group that starts with ``kubesched`` but is not
 ``kubesched.plugins`` (a misspelt group) are reported too: they are never loaded.
 
 ``KUBESCHED_LOAD_PLUGINS`` (comma-separated distribution or plugin names) is an allow-list for
-third-party plugins: when it is set, only those are loaded; set and empty, none are. The
-runtime's own plugins (distribution ``kubesched``) are always loaded.
+third-party plugins: when it is set, only those are loaded; set and empty, none are. Names are
+compared as pip compares distribution names (PEP 503: case-insensitive, runs of ``-``, ``_`` and
+``.`` alike), so ``kubesched_priority_label`` and ``prioritylabel`` both match. Which entry points
+load is decided from the installed metadata alone (entry-point name and distribution) before any
+module is imported: an unlisted distribution is never imported. An entry that matches no
+installed plugin distribution or plugin name is warned about, with what is installed.
+
+The runtime's own plugins (distribution ``kubesched``) are always loaded, and their names cannot
+be taken over: a third-party entry point named like one (``NodeResourcesFit``) is not loaded,
+with a warning naming its distribution; the built-in plugin is used.
+
+Warnings of discovery are logged once (logger ``kubesched.registry``) and kept in
+``Registry.warnings()``; entry points left out are in ``Registry.skipped``.
 """
 
 from __future__ import annotations
 
+import difflib
 import inspect
+import logging
 import os
 import re
 from collections.abc import Callable, Iterable, Mapping
@@ -26,6 +39,7 @@ from importlib import metadata
 from typing import Any
 
 from kubesched.sdk import HOOKS, PRIMARY_HOOKS, args_schema
+from kubesched.sdk._text import printable, quote
 from kubesched.sdk.args import args_class_problem
 from kubesched.sdk.points import hook_params
 
@@ -35,13 +49,17 @@ __all__ = [
     "MisplacedEntryPoint",
     "PluginSpec",
     "Registry",
+    "SkippedEntryPoint",
     "UnknownPluginError",
     "implemented_points",
 ]
 
 ENTRY_POINT_GROUP = "kubesched.plugins"
 RUNTIME_DISTRIBUTION = "kubesched"
+ALLOW_ENV = "KUBESCHED_LOAD_PLUGINS"
 _IMPL_ATTR = "kubesched_impl"
+
+log = logging.getLogger("kubesched.registry")
 
 
 class UnknownPluginError(LookupError):
@@ -134,25 +152,30 @@ class MisplacedEntryPoint:
     value: str
 
     def hint(self) -> str:
-        return (
+        return printable(
             f'distribution "{self.distribution}" registers it in entry-point group "{self.group}"'
             f' — the group is "{ENTRY_POINT_GROUP}"'
         )
 
     def warning(self) -> str:
-        return (
+        return printable(
             f'distribution "{self.distribution}" {self.version} registers "{self.name}" in entry-point group '
             f'"{self.group}", which kubesched does not read — the group is "{ENTRY_POINT_GROUP}"'
         )
 
 
+def normalize_name(name: str) -> str:
+    """A distribution or plugin name as pip compares distribution names (PEP 503)."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
 def _entry_points() -> list[metadata.EntryPoint]:
     """Every entry point of every installed distribution (the first of each name on the path,
-    as ``importlib.metadata.entry_points`` counts them)."""
+    as ``importlib.metadata.entry_points`` counts them). Metadata only: nothing is imported."""
     out: list[metadata.EntryPoint] = []
     seen: set[str] = set()
     for dist in metadata.distributions():
-        key = re.sub(r"[-_.]+", "-", dist.metadata["Name"] or "").lower()
+        key = normalize_name(dist.metadata["Name"] or "")
         if key not in seen:
             seen.add(key)
             out.extend(dist.entry_points)
@@ -162,6 +185,64 @@ def _entry_points() -> list[metadata.EntryPoint]:
 def _dist_of(ep: Any) -> tuple[str, str]:
     dist = ep.dist
     return (dist.metadata["Name"], dist.version) if dist is not None else ("<unknown>", "")
+
+
+#: why an entry point was not loaded: not in the allow-list, or named like a built-in plugin
+SKIP_UNLISTED = "unlisted"
+SKIP_BUILTIN = "builtin"
+
+
+@dataclass(frozen=True)
+class SkippedEntryPoint:
+    """A plugin entry point that discovery left out (never imported), and why."""
+
+    name: str
+    distribution: str
+    version: str
+    value: str
+    reason: str  # SKIP_UNLISTED or SKIP_BUILTIN
+
+    def describe(self) -> str:
+        name, origin = printable(self.name), printable(f"{self.distribution} {self.version}".strip())
+        if self.reason == SKIP_BUILTIN:
+            return f'plugin "{name}" ({origin}): not loaded, "{name}" is the name of a built-in plugin'
+        return f'plugin "{name}" ({origin}): not loaded, not listed in {ALLOW_ENV}'
+
+    def warning(self) -> str:
+        name = printable(self.name)
+        return (
+            f'distribution "{printable(self.distribution)}" {printable(self.version)} registers plugin "{name}",'
+            f" the name of a built-in plugin: it is not loaded, the built-in {name} is used"
+        )
+
+
+def _unmatched_entries(entries: Iterable[str], found: Iterable[tuple[str, str, bool]]) -> list[str]:
+    """One warning per allow-list entry that matches no plugin distribution or plugin name.
+    ``found``: (plugin name, distribution, built-in) of every entry point in the group."""
+    known: set[str] = set()
+    third: dict[str, list[str]] = {}
+    for name, dist, builtin in found:
+        known.update((normalize_name(name), normalize_name(dist)))
+        if not builtin:
+            third.setdefault(dist, []).append(name)
+    pool = {normalize_name(x): x for dist, names in third.items() for x in (dist, *names)}
+    installed = (
+        "installed third-party plugins: "
+        + ", ".join(f"{printable(d)} ({', '.join(printable(n) for n in sorted(ns))})" for d, ns in sorted(third.items()))
+        if third
+        else "no third-party plugins are installed"
+    )
+    out: list[str] = []
+    seen: set[str] = set()
+    for entry in entries:
+        key = normalize_name(entry)
+        if key in known or key in seen:
+            continue
+        seen.add(key)
+        close = difflib.get_close_matches(key, list(pool), n=1, cutoff=0.6)
+        hint = f' did you mean "{printable(pool[close[0]])}"?' if close else ""
+        out.append(f"{ALLOW_ENV} entry {quote(entry)} matches no installed plugin distribution or plugin name;{hint} {installed}")
+    return out
 
 
 @dataclass
@@ -217,41 +298,73 @@ class PluginSpec:
         return self.factory(**kwargs)
 
     def describe_error(self) -> str:
+        """One line for a person: the plugin, its distribution and the error (control characters escaped)."""
         if self.factory is None:
-            return f'plugin "{self.name}" from distribution {self.distribution} {self.version} failed to load: {self.error}'
+            return printable(
+                f'plugin "{self.name}" from distribution {self.distribution} {self.version} failed to load: {self.error}'
+            )
         origin = f"{self.distribution} {self.version}" if self.version else self.distribution
-        return f'plugin "{self.name}" ({origin}): {self.error}'
+        return printable(f'plugin "{self.name}" ({origin}): {self.error}')
 
 
 class Registry:
     """The plugins available to this process, by config name."""
 
-    def __init__(self, specs: Iterable[PluginSpec] = (), misplaced: Iterable[MisplacedEntryPoint] = ()) -> None:
+    def __init__(
+        self,
+        specs: Iterable[PluginSpec] = (),
+        misplaced: Iterable[MisplacedEntryPoint] = (),
+        skipped: Iterable[SkippedEntryPoint] = (),
+        allow_warnings: Iterable[str] = (),
+    ) -> None:
         self._specs: dict[str, PluginSpec] = {}
         for s in specs:
             self._specs[s.name] = s
         #: entry points in misspelt groups (``kubesched.plugin``, ``kubesched-plugins``, ...)
         self.misplaced: list[MisplacedEntryPoint] = list(misplaced)
+        #: plugin entry points not loaded: unlisted in the allow-list, or named like a built-in
+        self.skipped: list[SkippedEntryPoint] = list(skipped)
+        #: allow-list entries that match nothing installed, one sentence each
+        self.allow_warnings: list[str] = list(allow_warnings)
 
     # discovery ----------------------------------------------------------------------------
     @classmethod
     def discover(cls, group: str = ENTRY_POINT_GROUP, allow: str | None = None) -> Registry:
+        """The plugins of the installed distributions. ``allow`` (default: ``$KUBESCHED_LOAD_PLUGINS``)
+        is the allow-list; which entry points load is decided from their metadata before any import."""
         if allow is None:
-            allow = os.environ.get("KUBESCHED_LOAD_PLUGINS")
-        allowed = None if allow is None else {a.strip() for a in allow.split(",") if a.strip()}
+            allow = os.environ.get(ALLOW_ENV)
+        entries = None if allow is None else [a.strip() for a in allow.split(",") if a.strip()]
         reg = cls()
-        seen_dists: dict[str, str] = {}
         every = _entry_points()
         for ep in every:
             g = ep.group
             if g.lower().startswith("kubesched") and g not in (group, ENTRY_POINT_GROUP):
                 reg.misplaced.append(MisplacedEntryPoint(ep.name, g, *_dist_of(ep), ep.value))
-        for ep in every:
-            if ep.group != group:
-                continue
-            dname, version = _dist_of(ep)
-            if allowed is not None and dname != RUNTIME_DISTRIBUTION and dname not in allowed and ep.name not in allowed:
-                continue
+        found = [(ep, *_dist_of(ep)) for ep in every if ep.group == group]
+        runtime = normalize_name(RUNTIME_DISTRIBUTION)
+        own = {ep.name for ep, dname, _ in found if normalize_name(dname) == runtime}
+        wanted = None
+        if entries is not None:
+            wanted = {normalize_name(a) for a in entries}
+            reg.allow_warnings = _unmatched_entries(
+                entries, [(ep.name, dname, normalize_name(dname) == runtime) for ep, dname, _ in found]
+            )
+        chosen: list[tuple[metadata.EntryPoint, str, str]] = []
+        for ep, dname, version in found:
+            if normalize_name(dname) != runtime:
+                reason = None
+                if wanted is not None and normalize_name(dname) not in wanted and normalize_name(ep.name) not in wanted:
+                    reason = SKIP_UNLISTED
+                elif ep.name in own:
+                    reason = SKIP_BUILTIN
+                if reason is not None:
+                    reg.skipped.append(SkippedEntryPoint(ep.name, dname, version, ep.value, reason))
+                    continue
+            chosen.append((ep, dname, version))
+        # only now is anything imported: the chosen entry points, one at a time
+        seen_dists: dict[str, str] = {}
+        for ep, dname, version in chosen:
             if ep.name in reg._specs and seen_dists.get(ep.name) != dname:
                 other = reg._specs[ep.name]
                 other.error = (
@@ -264,6 +377,8 @@ class Registry:
             spec = PluginSpec(ep.name, dname, version, ep.value)
             reg._load(spec, ep.load)
             reg._specs[spec.name] = spec
+        for w in reg.discovery_warnings():
+            log.warning("%s", w)
         return reg
 
     def _load(self, spec: PluginSpec, loader: Callable[[], Any]) -> None:
@@ -312,11 +427,17 @@ class Registry:
         return spec
 
     def copy(self) -> Registry:
-        return Registry(self._specs.values(), self.misplaced)
+        return Registry(self._specs.values(), self.misplaced, self.skipped, self.allow_warnings)
+
+    def discovery_warnings(self) -> list[str]:
+        """What discovery logs: allow-list entries that match nothing, third-party entry points
+        named like a built-in plugin."""
+        return self.allow_warnings + [s.warning() for s in self.skipped if s.reason == SKIP_BUILTIN]
 
     def warnings(self) -> list[str]:
-        """Problems of the installation that are not one plugin's: misspelt entry-point groups."""
-        return [m.warning() for m in self.misplaced]
+        """Problems of the installation that are not one plugin's: misspelt entry-point groups,
+        allow-list entries that match nothing, built-in plugin names registered by a third party."""
+        return [m.warning() for m in self.misplaced] + self.discovery_warnings()
 
     def unknown_plugin_hints(self) -> dict[str, str]:
         """For names that are not plugins but sit in a misspelt entry-point group: why."""
@@ -340,12 +461,12 @@ class Registry:
 
             misplaced = self.unknown_plugin_hints().get(name)
             if misplaced:
-                raise UnknownPluginError(f'unknown plugin "{name}"; {misplaced}') from None
+                raise UnknownPluginError(f"unknown plugin {quote(name)}; {misplaced}") from None
             hint = suggest(name, self._specs)
-            msg = f'unknown plugin "{name}"'
+            msg = f"unknown plugin {quote(name)}"
             if hint:
-                msg += f'; did you mean "{hint}"?'
-            msg += f" installed plugins: {', '.join(self.names())}"
+                msg += f'; did you mean "{printable(hint)}"?'
+            msg += f" installed plugins: {printable(', '.join(self.names()))}"
             raise UnknownPluginError(msg) from None
 
     def implements(self, name: str) -> list[str]:
