@@ -15,6 +15,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from kubesched.sdk._text import SCALAR_LIMIT, printable
+
 from ._duration import parse_go_duration
 from ._types import EXTENSION_POINTS, MULTI_POINT, V1, V1BETA2, V1BETA3, ConfigError, suggest
 from ._yaml import join_index, join_key
@@ -139,9 +141,14 @@ SCHEMAS: dict[str, Struct] = {
 
 
 def go_repr(value: Any) -> str:
-    """A value as apimachinery's field errors print it (strings quoted, JSON literals)."""
+    """A value as apimachinery's field errors print it (strings quoted, JSON literals); a string
+    longer than ``SCALAR_LIMIT`` is cut (a token pasted in the wrong field is not echoed) and
+    characters that would act on a terminal are escaped (:mod:`kubesched.sdk._text`)."""
     if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)
+        if len(value) > SCALAR_LIMIT:
+            quoted = json.dumps(value[:SCALAR_LIMIT], ensure_ascii=False)
+            return printable(f'{quoted[:-1]}... ({len(value) - SCALAR_LIMIT} more characters)"')
+        return printable(json.dumps(value, ensure_ascii=False))
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -219,7 +226,7 @@ class Decoder:
         for key, item in value.items():
             child = join_key(path, key)
             if key not in spec.fields:
-                message = f'unknown field "{key}"'
+                message = f"unknown field {go_repr(key)}"
                 close = suggest(key, spec.fields)
                 if close is not None:
                     message += f'; did you mean "{close}"?'

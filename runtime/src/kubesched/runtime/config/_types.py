@@ -13,6 +13,7 @@ from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from kubesched.sdk._text import printable
 from kubesched.sdk.points import EXTENSION_POINTS as _SDK_POINTS
 
 KIND = "KubeSchedulerConfiguration"
@@ -78,7 +79,8 @@ class ConfigError(Exception):
         super().__init__(str(self))
 
     def __str__(self) -> str:
-        return ": ".join(part for part in (self.file, self.field_path, self.message) if part)
+        # one line: a file name, field or message holding control characters has them escaped
+        return printable(": ".join(part for part in (self.file, self.field_path, self.message) if part))
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (_rebuild_error, (self.file, self.field_path, self.message, self.line))
@@ -200,7 +202,7 @@ class SchedulerConfiguration:
 def suggest(name: str, candidates: Collection[str]) -> str | None:
     """The candidate closest to ``name`` (for "did you mean"), or None when nothing is close."""
     pool = [c for c in candidates if c != name]
-    if not pool:
+    if not pool or len(name) > 4 * max(map(len, pool)):  # far too long to be close to any
         return None
     lowered = {c.lower(): c for c in pool}
     if name.lower() in lowered:

@@ -16,6 +16,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from kubesched.sdk._text import cut
+
 from ..timefmt import go_duration
 from ._schema import go_repr
 from ._types import (
@@ -292,22 +294,22 @@ def _bind_address_problems(address: str) -> list[str]:
     if address.startswith("["):
         end = address.find("]")
         if end < 0:
-            return [f"address {address}: missing ']' in address"]
+            return [f"address {cut(address)}: missing ']' in address"]
         host, rest = address[1:end], address[end + 1 :]
         if not rest.startswith(":"):
-            return [f"address {address}: missing port in address"]
+            return [f"address {cut(address)}: missing port in address"]
         port = rest[1:]
     else:
         colon = address.rfind(":")
         if colon < 0:
-            return [f"address {address}: missing port in address"]
+            return [f"address {cut(address)}: missing port in address"]
         host, port = address[:colon], address[colon + 1 :]
         if ":" in host:
-            return [f"address {address}: too many colons in address"]
+            return [f"address {cut(address)}: too many colons in address"]
     try:
         port_number = int(port, 10)
     except ValueError:
-        return [f'strconv.Atoi: parsing "{port}": invalid syntax']
+        return [f"strconv.Atoi: parsing {go_repr(port)}: invalid syntax"]
     problems = []
     try:
         ipaddress.ip_address(host)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection
 
+from ._schema import go_repr
 from ._types import EXTENSION_POINTS, ConfigError, PluginRef, Profile, camel_point
 
 # Order of frameworkImpl.getExtensionPoints: errors surface in this order, as in Go.
@@ -87,11 +88,11 @@ def expand_plugins(
             path = f"{base}.plugins.{point}.enabled[{i}]"
             points = points_of(ref.name)
             if points is None:
-                raise fail(ref, path, f'{go_type} "{ref.name}" does not exist')
+                raise fail(ref, path, f'{go_type} {go_repr(ref.name)} does not exist')
             if point not in points:
-                raise fail(ref, path, f'plugin "{ref.name}" does not extend {go_type} plugin')
+                raise fail(ref, path, f'plugin {go_repr(ref.name)} does not extend {go_type} plugin')
             if ref.name in seen:
-                raise fail(ref, path, f'plugin "{ref.name}" already registered as "{go_type}"')
+                raise fail(ref, path, f'plugin {go_repr(ref.name)} already registered as "{go_type}"')
             seen.add(ref.name)
             lists[point].append(ref)
 
@@ -105,13 +106,13 @@ def expand_plugins(
             profile.source,
             f"{base}.plugins.queueSort",
             "only one queue sort plugin required for profile with scheduler name "
-            f'"{scheduler_name}", but got {len(lists["queueSort"])}',
+            f'{go_repr(scheduler_name)}, but got {len(lists["queueSort"])}',
         )
     if not lists["bind"]:
         raise ConfigError(
             profile.source,
             f"{base}.plugins.bind",
-            f'at least one bind plugin is needed for profile with scheduler name "{scheduler_name}"',
+            f"at least one bind plugin is needed for profile with scheduler name {go_repr(scheduler_name)}",
         )
 
     # getScoreWeights: individual score weights take precedence over multiPoint ones.
@@ -171,7 +172,7 @@ def _expand_multi_point(
             path = f"{base}.plugins.multiPoint.enabled[{k}]"
             points = points_of(ref.name)
             if points is None:
-                raise fail(ref, path, f'{go_type} "{ref.name}" does not exist')
+                raise fail(ref, path, f'{go_type} {go_repr(ref.name)} does not exist')
             if point not in points:
                 continue
             # a plugin enabled via MultiPoint can still be disabled for specific points
@@ -182,7 +183,7 @@ def _expand_multi_point(
                 overrides.add(ref.name)
                 continue
             if ref.name in multi_point_names:
-                raise fail(ref, path, f'plugin "{ref.name}" already registered as "{go_type}"')
+                raise fail(ref, path, f'plugin {go_repr(ref.name)} already registered as "{go_type}"')
             multi_point_names.add(ref.name)
             multi_point_enabled.append(ref)
 

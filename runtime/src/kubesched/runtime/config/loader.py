@@ -13,6 +13,8 @@ from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any
 
+from kubesched.sdk._text import cut
+
 from . import _validate
 from ._schema import PLACEMENT_POINTS, SCHEMAS, Decoder, go_repr
 from ._types import (
@@ -300,7 +302,7 @@ class _Builder:
                         f"{point_path}.enabled[0].name",
                         f"kubesched has no {point} extension point (kube-scheduler 1.36's workload "
                         "placement, TopologyAwareWorkloadScheduling, alpha and off by default): "
-                        f'cannot enable "{enabled[0]["name"]}" there',
+                        f"cannot enable {go_repr(enabled[0]['name'])} there",
                     )
                 continue  # disabling plugins there changes nothing
             custom.set(
@@ -344,7 +346,7 @@ class _Builder:
             got_group = arg_api_version.rsplit("/", 1)[0] if "/" in arg_api_version else ""
         if (got_kind, got_group) != (want_kind, GROUP):
             field = "kind" if got_kind != want_kind else "apiVersion"
-            got = f"{got_kind}.{got_group}" if got_group else got_kind
+            got = cut(f"{got_kind}.{got_group}" if got_group else got_kind)
             raise self.error(
                 f"{path}.args.{field}",
                 f"args for plugin {name} were not of type {want_kind}.{GROUP}, got {got}",
@@ -360,7 +362,7 @@ class _Builder:
         def unknown(name: str) -> str | None:
             if name in installed:
                 return None
-            message = f'unknown plugin "{name}"'
+            message = f"unknown plugin {go_repr(name)}"
             if name in hints:
                 return f"{message}; {hints[name]}"
             close = suggest(name, installed)
