@@ -10,7 +10,7 @@ import click
 
 from .. import __version__
 
-__all__ = ["UserError", "fail", "guard", "load_config_file", "main", "registry", "split_pod"]
+__all__ = ["ServerUnusable", "UserError", "fail", "guard", "load_config_file", "main", "registry", "split_pod"]
 
 
 class UserError(click.ClickException):
@@ -22,23 +22,34 @@ class UserError(click.ClickException):
         click.echo(f"kubesched: error: {self.message}", err=True)
 
 
+class ServerUnusable(Exception):
+    """A one-shot command (``explain``) could not read the cluster: the API server is
+    unreachable, not a Kubernetes API server, or refuses the credentials."""
+
+
 def fail(msg: str) -> NoReturn:
     raise UserError(msg)
 
 
 def guard(ctx: click.Context, fn: Callable[[], Any]) -> Any:
     """Turn known input errors into one-line exits (exit 2); show tracebacks only with --debug."""
+    from ..cluster.kubernetes.errors import KubeconfigError
     from ..cluster.simulated import ManifestError
     from ..config import ConfigError
+    from ..observe.metrics import AddressError
     from ..registry import UnknownPluginError
 
     debug = bool(ctx.find_root().params.get("debug"))
     try:
         return fn()
-    except (ConfigError, ManifestError, UnknownPluginError) as e:
+    except (ConfigError, ManifestError, UnknownPluginError, KubeconfigError, ServerUnusable) as e:
         if debug:
             raise
         fail(str(e))
+    except AddressError as e:
+        if debug:
+            raise
+        fail(f"--address {e}")
 
 
 def registry() -> Any:

@@ -96,8 +96,9 @@ def explain_live(pod: str, config_path: str | None, kubeconfig: str | None, *, s
     sched = None
     try:
         sched = Scheduler(cfg, reg, cluster, seed=seed, simulated=False)
+        cluster.problems.quiet = True  # the error is this command's one line, not a log
         cluster.start_informers()
-        cluster.wait_for_sync(60)
+        _wait_for_sync(cluster)
         cluster.start(sched.on_cluster_event)
         sched.drain()
         obj = cluster.informers["Pod"].store.get(f"{ns}/{name}")
@@ -120,6 +121,32 @@ def explain_live(pod: str, config_path: str | None, kubeconfig: str | None, *, s
         if sched is not None:
             sched.shutdown()
         cluster.stop(flush=0)
+
+
+#: how long ``explain`` keeps trying a server that fails (refused, 401, not Kubernetes...)
+FAIL_AFTER = 3.0
+#: how long it waits for the caches of a server that answers
+SYNC_TIMEOUT = 60.0
+
+
+def _wait_for_sync(cluster: Any, *, fail_after: float = FAIL_AFTER, timeout: float = SYNC_TIMEOUT) -> None:
+    """Wait until the caches synced; raise ServerUnusable with the informers' errors in words
+    once they have failed for ``fail_after`` seconds on end, or after ``timeout``."""
+    import time
+
+    start = time.monotonic()
+    failing_since: float | None = None
+    while not cluster.wait_for_sync(0.1):
+        now = time.monotonic()
+        errors = [e for e in (inf.error for inf in list(cluster.informers.values()) if not inf.synced.is_set()) if e]
+        if not errors:
+            failing_since = None
+        elif failing_since is None:
+            failing_since = now
+        elif now - failing_since >= fail_after:
+            raise app.ServerUnusable("cannot read the cluster: " + "; ".join(dict.fromkeys(errors)))
+        if now - start >= timeout:
+            raise app.ServerUnusable(f"cannot read the cluster: the caches did not sync within {timeout:g}s ({cluster.not_ready_reason()})")
 
 
 def _print_explanation(ex: Any) -> None:

@@ -63,24 +63,31 @@ def run_scheduler(cfg: Any, reg: Any, *, kubeconfig: str | None, address: str, i
 
     from ..cluster.kubernetes import KubeClient, KubernetesCluster
     from ..leaderelection import LeaderElector
-    from ..observe.metrics import HealthServer, Metrics
+    from ..observe.metrics import HealthServer, Metrics, parse_address
     from ..scheduler import RUN_MAX_RESULTS, Scheduler
 
     log = logging.getLogger("kubesched")
+    parse_address(address)  # a malformed --address fails before anything starts
     cc = cfg.client_connection
     client = KubeClient(kubeconfig or cc.kubeconfig or None, qps=cc.qps, burst=cc.burst)
     metrics = Metrics()
     stop = stop or threading.Event()
     kinds = required_kinds(cfg, reg)
     cluster = KubernetesCluster(client, kinds=kinds, reporting_controller="kubesched")
-    sched = Scheduler(cfg, reg, cluster, seed=seed, metrics=metrics, record_results=record_results, reuse_results=reuse_results, max_results=RUN_MAX_RESULTS)
+    loop_alive = threading.Event()
+    loop_alive.set()
+    # /readyz stays 503 until the caches synced; ?verbose says why (the informers' errors)
+    server = HealthServer(address, metrics, ready=cluster.synced, alive=loop_alive.is_set, reason=cluster.not_ready_reason)
+    try:
+        sched = Scheduler(cfg, reg, cluster, seed=seed, metrics=metrics, record_results=record_results, reuse_results=reuse_results, max_results=RUN_MAX_RESULTS)
+    except BaseException:
+        server.stop()
+        raise
     metrics._clock = sched.clock.now
     metrics.watch_queue(sched.queue.pending)
     metrics.watch_stores(cluster.store_sizes)
-    loop_alive = threading.Event()
-    loop_alive.set()
-    server = HealthServer(address, metrics, ready=cluster.synced, alive=loop_alive.is_set)
     log.info("serving /healthz /livez /readyz /metrics on %s:%d", server.host, server.port)
+    log.info("connecting to the API server at %s (credentials from %s)", client.server, client.source)
 
     def on_signal(signum: int, _frame: Any) -> None:
         log.info("received signal %d: stopping", signum)
@@ -94,6 +101,14 @@ def run_scheduler(cfg: Any, reg: Any, *, kubeconfig: str | None, address: str, i
     while not cluster.wait_for_sync(1.0):
         if stop.is_set():
             break
+    if not cluster.synced():
+        # stopped while the server was unreachable or refused us: nothing was scheduled
+        log.info("stopped before the caches synced (%s)", cluster.not_ready_reason())
+        sched.shutdown()  # closes the plugins
+        cluster.stop(flush=0)
+        server.stop()
+        log.info("stopped")
+        return 0
     log.info("caches synced: %s", ", ".join(cluster.informers))
     # what start-up built (plugins, the synced caches, their views) lives as long as the process:
     # move it out of the collector's generations, so that collections during scheduling walk

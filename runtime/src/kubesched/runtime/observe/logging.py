@@ -2,7 +2,9 @@
 
 ``-v 0`` (default, as kube-scheduler) lifecycle and problems; ``-v 2`` also every scheduling
 decision (as kube-scheduler logs them at V(2)); ``-v 4`` debug; ``-v 5`` also informers and writes.
-Secrets are never logged: only object names.
+Secrets are never logged: only object names. A message's control characters (from object
+names, server answers) are escaped (``kubesched.sdk._text.printable``): one record is one line,
+and a name cannot forge a log line or drive the terminal; a traceback keeps its lines.
 """
 
 from __future__ import annotations
@@ -12,7 +14,17 @@ import logging
 import sys
 import time
 
-__all__ = ["setup_logging"]
+from kubesched.sdk._text import printable
+
+__all__ = ["TextFormatter", "setup_logging"]
+
+
+class TextFormatter(logging.Formatter):
+    """kube-scheduler's klog-like text line, with the message's control characters escaped."""
+
+    def formatMessage(self, record: logging.LogRecord) -> str:
+        record.message = printable(record.message)
+        return super().formatMessage(record)
 
 
 class JsonFormatter(logging.Formatter):
@@ -34,7 +46,7 @@ def setup_logging(verbosity: int = 2, fmt: str = "text") -> None:
     if fmt == "json":
         handler.setFormatter(JsonFormatter())
     else:
-        f = logging.Formatter("%(levelname).1s%(asctime)s %(name)s] %(message)s", "%m%d %H:%M:%S")
+        f = TextFormatter("%(levelname).1s%(asctime)s %(name)s] %(message)s", "%m%d %H:%M:%S")
         f.converter = time.gmtime
         handler.setFormatter(f)
     root = logging.getLogger()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import socket
 import threading
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -11,7 +12,7 @@ from typing import Any
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from prometheus_client.core import GaugeMetricFamily
 
-__all__ = ["HealthServer", "Metrics"]
+__all__ = ["AddressError", "HealthServer", "Metrics", "parse_address"]
 
 _BUCKETS = (0.001, 0.002, 0.004, 0.008, 0.016, 0.032, 0.064, 0.128, 0.256, 0.512, 1.024, 2.048, 4.096, 8.192, 16.384)
 _PLUGIN_BUCKETS = (0.00001, 0.000015, 0.0000225, 0.00003375, 0.0000506, 0.0000759, 0.000114, 0.000171, 0.000256, 0.000384, 0.000577, 0.000865, 0.0013, 0.00195, 0.00292, 0.00438, 0.00657, 0.00985, 0.0148, 0.0222)
@@ -133,14 +134,65 @@ class Metrics:
         return generate_latest(self.registry)
 
 
-class HealthServer:
-    """``/healthz``, ``/livez``, ``/readyz`` (ready only after the caches synced) and ``/metrics``."""
+class AddressError(ValueError):
+    """The health server's address cannot be used: not HOST:PORT, or the bind failed (port in
+    use, an address of no local interface). A setup error: ``run`` reports it in one line."""
 
-    def __init__(self, address: str, metrics: Metrics | None, ready: Callable[[], bool], alive: Callable[[], bool] = lambda: True) -> None:
-        host, _, port = address.rpartition(":")
-        self.host = host.strip("[]") or "0.0.0.0"
-        self.port = int(port)
+
+def parse_address(address: str) -> tuple[str, int]:
+    """(host, port) of ``HOST:PORT`` (``[::1]:10251`` for IPv6; an empty host is every
+    interface); AddressError when it is not one."""
+    from kubesched.sdk._text import quote
+
+    host, sep, port = address.rpartition(":")
+    if not sep or not port.isdigit() or not port.isascii():
+        raise AddressError(f"{quote(address)}: expected HOST:PORT, such as 0.0.0.0:10251")
+    n = int(port)
+    if n > 65535:
+        raise AddressError(f"{quote(address)}: port {n} is out of range (0-65535)")
+    return host.strip("[]") or "0.0.0.0", n
+
+
+class _ThreadingHTTPServer6(ThreadingHTTPServer):
+    address_family = socket.AF_INET6
+
+
+class HealthServer:
+    """``/healthz``, ``/livez``, ``/readyz`` (ready only after the caches synced) and ``/metrics``.
+
+    ``/readyz?verbose`` lists the checks as kube-apiserver does (``[+]informer-sync ok``, or
+    ``[-]informer-sync failed: reason: ...`` with ``reason()``'s words); plain ``/readyz`` answers
+    ``ok`` or ``caches not synced``. Raises AddressError when ``address`` cannot be served."""
+
+    def __init__(
+        self,
+        address: str,
+        metrics: Metrics | None,
+        ready: Callable[[], bool],
+        alive: Callable[[], bool] = lambda: True,
+        reason: Callable[[], str] | None = None,
+    ) -> None:
+        import errno
+
+        from kubesched.sdk._text import printable, quote
+
+        self.host, self.port = parse_address(address)
         outer = self
+
+        def readyz(verbose: bool) -> tuple[int, bytes]:
+            ok = ready()
+            if not verbose:
+                return (200, b"ok") if ok else (503, b"caches not synced")
+            if ok:
+                return 200, b"[+]ping ok\n[+]informer-sync ok\nreadyz check passed\n"
+            why = ""
+            if reason is not None:
+                try:
+                    why = reason()
+                except Exception as e:  # a check that fails must not take /readyz down
+                    why = f"{type(e).__name__}: {e}"
+            line = f"[-]informer-sync failed: reason: {printable(why or 'caches not synced')}"
+            return 503, f"[+]ping ok\n{line}\nreadyz check failed\n".encode()
 
         class Handler(BaseHTTPRequestHandler):
             def log_message(self, format: str, *args: Any) -> None:
@@ -154,19 +206,31 @@ class HealthServer:
                 self.wfile.write(body)
 
             def do_GET(self) -> None:
-                path = self.path.split("?", 1)[0]
+                path, _, query = self.path.partition("?")
                 if path in ("/healthz", "/livez"):
                     ok = alive()
                     self._send(200 if ok else 500, b"ok" if ok else b"unhealthy")
                 elif path == "/readyz":
-                    ok = ready()
-                    self._send(200 if ok else 503, b"ok" if ok else b"caches not synced")
+                    verbose = any(p.split("=", 1)[0] == "verbose" and p.split("=", 1)[-1] not in ("0", "false") for p in query.split("&") if p)
+                    self._send(*readyz(verbose))
                 elif path == "/metrics" and metrics is not None:
                     self._send(200, metrics.exposition(), "text/plain; version=0.0.4; charset=utf-8")
                 else:
                     self._send(404, b"not found")
 
-        self.httpd = ThreadingHTTPServer((self.host, self.port), Handler)
+        server_cls = _ThreadingHTTPServer6 if ":" in self.host else ThreadingHTTPServer
+        try:
+            self.httpd = server_cls((self.host, self.port), Handler)
+        except OSError as e:
+            if isinstance(e, socket.gaierror):
+                why = "the host name does not resolve"
+            elif e.errno == errno.EADDRINUSE:
+                why = "address already in use (another process listens on this port)"
+            else:
+                why = printable(e.strerror or e).lower()
+            raise AddressError(f"{quote(address)}: {why}") from None
+        except OverflowError:  # the port beyond 65535 is caught above; kept for odd hosts
+            raise AddressError(f"{quote(address)}: port out of range") from None
         self.port = self.httpd.server_address[1]
         self.thread = threading.Thread(target=self.httpd.serve_forever, name="health", daemon=True)
         outer.thread.start()

@@ -13,9 +13,9 @@ import queue
 from collections.abc import Mapping
 from typing import Any
 
-from .auth import Auth, load_configuration, pool_manager
+from .auth import Auth, config_source, load_configuration, pool_manager
 from .codec import loads
-from .errors import error_for
+from .errors import BadResponse, error_for
 from .ratelimit import RateLimiter
 
 __all__ = ["KubeClient"]
@@ -55,6 +55,11 @@ class KubeClient:
         self.configuration = cfg
         self.api, self.pool = pool_manager(cfg)
         self.host = cfg.host.rstrip("/")
+        #: where the credentials come from, for messages ("kubeconfig PATH")
+        self.source = config_source(kubeconfig)
+        #: the server's address for messages: the URL without any user:password part
+        u = urllib3.util.parse_url(self.host)
+        self.server = u._replace(auth=None).url if u.auth else self.host
         self._headers = Auth(cfg).headers
         # Requests go straight to the API server's connection pool: the PoolManager's per-call
         # URL parsing, pool lookup and Retry objects cost more than the request itself in
@@ -137,4 +142,7 @@ class KubeClient:
         data = resp.data
         if not data or not decode:
             return {}
-        return loads(data)
+        try:
+            return loads(data)
+        except ValueError:
+            raise BadResponse(resp.status, method, path) from None

@@ -12,24 +12,91 @@ from __future__ import annotations
 import os
 from typing import Any
 
-__all__ = ["USER_AGENT", "Auth", "load_configuration", "pool_manager"]
+from kubesched.sdk._text import cut, printable
+
+from .errors import KubeconfigError
+
+__all__ = ["USER_AGENT", "Auth", "config_source", "default_kubeconfig", "load_configuration", "pool_manager"]
 
 USER_AGENT = "kubesched/0.1.0"
 
 
+def default_kubeconfig() -> str:
+    """The kubeconfig read when none is named: ``$KUBECONFIG``, else ``~/.kube/config``."""
+    return os.environ.get("KUBECONFIG") or "~/.kube/config"
+
+
+def config_source(kubeconfig: str | None) -> str:
+    """Where the credentials come from, in words, for messages: ``kubeconfig PATH`` or the
+    in-cluster service account (never a credential itself)."""
+    if kubeconfig:
+        return f"kubeconfig {printable(kubeconfig)}"
+    if os.environ.get("KUBERNETES_SERVICE_HOST"):
+        return "the in-cluster service account token"
+    return f"kubeconfig {printable(default_kubeconfig())}"
+
+
+def _check_file(path: str, shown: str) -> None:
+    """Raise KubeconfigError when ``path`` cannot be read or is not a YAML mapping: the
+    official loader's errors for these are tracebacks (``TypeError``) or say nothing of the file."""
+    import yaml
+
+    try:
+        with open(os.path.expanduser(path), "rb") as f:
+            text = f.read()
+    except FileNotFoundError:
+        raise KubeconfigError(f"{shown}: no such file") from None
+    except IsADirectoryError:
+        raise KubeconfigError(f"{shown}: is a directory") from None
+    except PermissionError:
+        raise KubeconfigError(f"{shown}: permission denied") from None
+    except OSError as e:
+        raise KubeconfigError(f"{shown}: cannot be read: {printable(e.strerror or e)}") from None
+    try:
+        doc = yaml.safe_load(text)
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+        raise KubeconfigError(f"{shown}: not valid YAML{where}") from None
+    except RecursionError:
+        raise KubeconfigError(f"{shown}: not valid YAML (nested too deep)") from None
+    if not isinstance(doc, dict):
+        got = "an empty file" if doc is None else f"a {type(doc).__name__}"
+        raise KubeconfigError(f"{shown}: not a kubeconfig (expected a mapping with clusters, contexts and users; got {got})")
+
+
 def load_configuration(kubeconfig: str | None, context: str | None = None) -> Any:
     """``kubeconfig`` if given, else the in-cluster service account, else ``~/.kube/config``
-    (``$KUBECONFIG``); the connection pool is sized for the binding and writer threads."""
+    (``$KUBECONFIG``); the connection pool is sized for the binding and writer threads.
+
+    Raises KubeconfigError (one line, no secrets: the file's content is never quoted) when
+    there is no configuration or it cannot be loaded."""
     from kubernetes import client as kclient
     from kubernetes import config as kconfig
+    from kubernetes.config.config_exception import ConfigException
 
     cfg = kclient.Configuration()
-    if kubeconfig:
-        kconfig.load_kube_config(config_file=kubeconfig, context=context, client_configuration=cfg)
-    elif os.environ.get("KUBERNETES_SERVICE_HOST"):
-        kconfig.load_incluster_config(client_configuration=cfg)
-    else:
-        kconfig.load_kube_config(context=context, client_configuration=cfg)
+    in_cluster = not kubeconfig and bool(os.environ.get("KUBERNETES_SERVICE_HOST"))
+    path = kubeconfig or default_kubeconfig()
+    shown = config_source(kubeconfig)
+    if not kubeconfig and not in_cluster and not os.environ.get("KUBECONFIG") and not os.path.exists(os.path.expanduser(path)):
+        raise KubeconfigError(
+            "no kubeconfig: ~/.kube/config does not exist, KUBECONFIG is not set and this is not a pod; "
+            "give --kubeconfig or clientConnection.kubeconfig"
+        )
+    try:
+        if in_cluster:
+            kconfig.load_incluster_config(client_configuration=cfg)
+        else:
+            if os.pathsep not in path:
+                _check_file(path, shown)
+            kconfig.load_kube_config(config_file=path, context=context, client_configuration=cfg)
+    except KubeconfigError:
+        raise
+    except ConfigException as e:
+        raise KubeconfigError(f"{shown}: {cut(str(e), 200)}") from None
+    except Exception as e:  # the loader's own failures on odd files (TypeError, KeyError...)
+        raise KubeconfigError(f"{shown}: cannot be loaded ({type(e).__name__}: {cut(str(e), 200)})") from None
     cfg.connection_pool_maxsize = max(getattr(cfg, "connection_pool_maxsize", 4) or 4, 32)
     return cfg
 

@@ -16,6 +16,7 @@ from .api import KubeClient
 from .discovery import Discovery
 from .informers import Informer
 from .objects import KubeObjects
+from .problems import ServerProblems
 from .writers import Writer
 
 __all__ = ["KubernetesCluster"]
@@ -45,6 +46,8 @@ class KubernetesCluster:
         self._started = False
         self._sink: Callable[[str, str, Any, Any], None] | None = None
         self._no_informer: set[str] = set()
+        #: the informers' failures: logged once per kind of error and backoff step
+        self.problems = ServerProblems(client)
         want = ["Node", "Pod", *[k for k in kinds if k not in ("Node", "Pod")]]
         for kind in dict.fromkeys(want):
             try:
@@ -52,8 +55,11 @@ class KubernetesCluster:
             except KeyError:
                 log.warning("no API resource found for kind %s; plugins reading it will see nothing", kind)
                 continue
+            except Exception as e:  # discovery could not reach the server: look it up on first read
+                log.warning("cannot look up the API resource of kind %s: %s", kind, self.problems.describe(kind, e)[1])
+                continue
             fs = "status.phase!=Succeeded,status.phase!=Failed" if kind == "Pod" else None
-            self.informers[kind] = Informer(client, kind, gv, plural, field_selector=fs)
+            self.informers[kind] = Informer(client, kind, gv, plural, field_selector=fs, problems=self.problems)
         self.writer = Writer(
             client,
             reporting_controller=reporting_controller,
@@ -83,7 +89,7 @@ class KubernetesCluster:
                 except KeyError:
                     self._no_informer.add(kind)
                     return None
-                inf = Informer(self.client, kind, gv, plural)
+                inf = Informer(self.client, kind, gv, plural, problems=self.problems)
                 self.informers[kind] = inf
                 inf.start()
                 log.info("started an informer for %s (read by a plugin)", kind)
@@ -105,6 +111,23 @@ class KubernetesCluster:
 
     def synced(self) -> bool:
         return all(inf.synced.is_set() for inf in self.informers.values())
+
+    def not_synced(self) -> dict[str, str]:
+        """{kind: why} of the informers whose caches have not synced: the last list error in
+        words, or that the first list has not answered yet."""
+        return {
+            kind: inf.error or "waiting for the first list"
+            for kind, inf in list(self.informers.items())
+            if not inf.synced.is_set()
+        }
+
+    def not_ready_reason(self) -> str:
+        """Why the caches have not synced, one clause per error: ``Node, Pod: cannot reach the
+        API server at URL: connection refused`` (empty once synced)."""
+        by_error: dict[str, list[str]] = {}
+        for kind, why in self.not_synced().items():
+            by_error.setdefault(why, []).append(kind)
+        return "; ".join(f"{', '.join(kinds)}: {why}" for why, kinds in by_error.items())
 
     def store_sizes(self) -> dict[str, int]:
         """{kind: objects its informer holds} (the ``kubesched_informer_objects`` gauge)."""

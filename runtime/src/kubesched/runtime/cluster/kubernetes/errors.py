@@ -16,10 +16,12 @@ from kubesched.sdk import ObjectConflict, ObjectNotFound
 
 __all__ = [
     "ApiError",
+    "BadResponse",
     "Conflict",
     "Forbidden",
     "Gone",
     "Invalid",
+    "KubeconfigError",
     "NotFound",
     "ServerError",
     "TooManyRequests",
@@ -82,6 +84,22 @@ _BY_STATUS: dict[int, type[ApiError]] = {
     422: Invalid,
     429: TooManyRequests,
 }
+
+
+class BadResponse(Exception):
+    """A success status whose body is not JSON: the server is not a Kubernetes API server (a
+    web server or a proxy's login page answering on its address)."""
+
+    def __init__(self, status: int, method: str = "", path: str = "") -> None:
+        self.status = status
+        self.method = method
+        self.path = path
+        super().__init__(f"{method} {path}: {status}: the body is not JSON")
+
+
+class KubeconfigError(Exception):
+    """The connection cannot be set up: no kubeconfig, one that cannot be read or parsed, a
+    context it does not have. A setup error: the commands report it in one line (exit 2)."""
 
 
 def error_for(status: int, body: Any, method: str = "", path: str = "") -> ApiError:

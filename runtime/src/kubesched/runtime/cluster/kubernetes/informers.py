@@ -19,6 +19,7 @@ from kubesched.sdk.readonly import read_only
 from .codec import loads
 from .discovery import api_path
 from .errors import Forbidden, Gone, Unauthorized, error_for
+from .problems import ServerProblems
 from .retry import Backoff, retry
 
 if TYPE_CHECKING:
@@ -43,7 +44,17 @@ def _strip(obj: Any) -> None:
 class Informer:
     """List + watch of one resource, delivering (etype, kind, old, new) to a sink."""
 
-    def __init__(self, client: KubeClient, kind: str, gv: str, plural: str, *, field_selector: str | None = None, page_size: int = 500) -> None:
+    def __init__(
+        self,
+        client: KubeClient,
+        kind: str,
+        gv: str,
+        plural: str,
+        *,
+        field_selector: str | None = None,
+        page_size: int = 500,
+        problems: ServerProblems | None = None,
+    ) -> None:
         self.client = client
         self.kind = kind
         self.path = api_path(gv, plural, False)
@@ -58,6 +69,9 @@ class Informer:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self.forbidden = False
+        #: where failures are reported (shared by a cluster's informers: one line per error)
+        self.problems = problems if problems is not None else ServerProblems(client)
+        self._failures = 0  # consecutive failed tries (the backoff step)
 
     @staticmethod
     def key(obj: Mapping[str, Any]) -> str:
@@ -114,6 +128,7 @@ class Informer:
             for k, prev in old.items():
                 if k not in items:
                     self._emit("DELETED", prev, None)
+        self.problems.ok(self.kind)
         self.synced.set()
 
     def _watch(self) -> bool:
@@ -129,6 +144,7 @@ class Informer:
             resp = self.client.request("GET", self.path, query=q, timeout=None, stream=True)
         except Gone:
             return False
+        self.problems.ok(self.kind)
         try:
             buf = b""  # the start of an event whose end has not come yet
             for chunk in resp.stream(65536, decode_content=True):
@@ -184,19 +200,25 @@ class Informer:
             log.info("watch of %s expired (410 Gone): relisting", self.kind)
             self._need_list = True
 
+    @property
+    def error(self) -> str | None:
+        """The last list/watch failure, in words, while it lasts (None once listed again)."""
+        return self.problems.error_of(self.kind)
+
     def _failed(self, e: Exception, delay: float) -> None:
+        self._failures += 1
         if isinstance(e, (Unauthorized, Forbidden)):
-            if not self.forbidden:
-                log.error("not allowed to list/watch %s: %s", self.kind, e)
             self.forbidden = True
             if self.kind not in ("Node", "Pod"):
                 self.synced.set()  # optional kind: nothing to wait for
             # Node and Pod are essential: stay not ready (/readyz 503) and keep trying
-        # connection refused (API server restarting), timeouts, 5xx...
-        log.debug("informer %s: %s", self.kind, e)
+        # every failure is logged at the default verbosity, once per kind of error and
+        # backoff step over all the informers (connection refused, 401, 5xx...)
+        self.problems.failed(self.kind, e, self._failures, delay)
 
     def _run(self) -> None:
         while not self._stop.is_set():
+            self._failures = 0  # a success ends the backoff: the next failure is step 1
             try:
                 # every error is tried again; only a stop (the wait returns True) ends retry
                 retry(self._step, RELIST_BACKOFF, retry_on=None, wait=self._stop.wait, on_retry=self._failed)
