@@ -84,10 +84,16 @@ def go_json(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
+#: ``check_args(name, args, field)``: the (field, message) of the first problem of the args of
+#: plugin ``name`` (``validatePluginConfig``'s validators), or None
+ArgsCheck = Callable[[str, dict[str, Any], str], "tuple[str, str] | None"]
+
+
 def validate(
     cfg: SchedulerConfiguration,
     plugin_configs: Sequence[Sequence[PluginConfigEntry]],
     line_of: Callable[[str], int | None],
+    check_args: ArgsCheck | None = None,
 ) -> list[ConfigError]:
     errors: list[ConfigError] = []
 
@@ -156,7 +162,9 @@ def validate(
             _validate_percentage(
                 add, f"{path}.percentageOfNodesToScore", profile.percentage_of_nodes_to_score
             )
-            _validate_plugin_config(add, path, cfg.api_version, profile.plugins, plugin_configs[i])
+            _validate_plugin_config(
+                add, path, cfg.api_version, profile.plugins, plugin_configs[i], check_args
+            )
             if profile.scheduler_name in seen_names:
                 # kube-scheduler's value is the earlier profile's *field.Path, which json.Marshal
                 # renders as {}; kubesched adds the name and the profile that has it already.
@@ -211,6 +219,7 @@ def _validate_plugin_config(
     api_version: str,
     plugins: Any,
     entries: Sequence[PluginConfigEntry],
+    check_args: ArgsCheck | None,
 ) -> None:
     # kube-scheduler checks the extension points, not multiPoint: a removed plugin there fails
     # in NewFramework ('PreFilterPlugin "X" does not exist': its registry lacks it). kubesched
@@ -232,6 +241,11 @@ def _validate_plugin_config(
         version = is_plugin_invalid(api_version, entry.name)
         if version is not None:
             add(entry.path, invalid(go_repr(entry.name), _invalid_in(version, api_version)))
+        elif check_args is not None:
+            # every entry's args, whether or not an extension point enables the plugin
+            problem = check_args(entry.name, entry.args, f"{entry.path}.args")
+            if problem is not None:
+                add(*problem)
 
 
 def _invalid_in(version: str, api_version: str) -> str:

@@ -16,6 +16,7 @@ from typing import Any
 from kubesched.sdk._text import cut
 
 from . import _validate
+from ._plugin_args import args_check
 from ._schema import PLACEMENT_POINTS, SCHEMAS, Decoder, go_repr
 from ._types import (
     DEFAULT_SCHEDULER_NAME,
@@ -162,7 +163,9 @@ class _Builder:
             )
 
         cfg, plugin_configs = self._convert(decoded, api_version)
-        errors = _validate.validate(cfg, plugin_configs, self.decoder.line)
+        errors = _validate.validate(
+            cfg, plugin_configs, self.decoder.line, args_check(_IN_TREE_ARGS_BY_VERSION[api_version])
+        )
         if installed_plugins is not None:
             errors.extend(
                 self._check_installed(decoded, set(installed_plugins), unknown_plugin_hints or {})
