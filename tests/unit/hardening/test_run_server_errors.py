@@ -444,3 +444,28 @@ def test_log_lines_escape_control_characters(caplog: pytest.LogCaptureFixture) -
     rec = logging.LogRecord("kubesched", logging.INFO, __file__, 1, "bound pod %s", ("ns/evil\x1b[2J\nI0101 forged",), None)
     assert TextFormatter("%(message)s").format(rec) == "bound pod ns/evil\\x1b[2J\\nI0101 forged"
     assert json.loads(JsonFormatter().format(rec))["msg"] == "bound pod ns/evil\x1b[2J\nI0101 forged"  # JSON escapes it
+
+
+def test_lease_refused_is_logged_at_the_default_verbosity(caplog: pytest.LogCaptureFixture, tmp_path: Path, server: Callable[[str], str]) -> None:
+    """A forbidden Lease (RBAC without leases) was a debug line only: the elector waited
+    silently for ever."""
+    from kubesched.runtime.leaderelection import LeaderElector
+
+    url = server("403")
+    client = KubeClient(str(write_kubeconfig(tmp_path / "kc", url)))
+    elector = LeaderElector(client, namespace="kube-system", name="ks", identity="me", retry_period=0.05)
+    caplog.set_level(logging.INFO, logger="kubesched.leaderelection")
+    stop = threading.Event()
+    t = threading.Thread(target=elector.run, args=(stop, lambda: None, lambda: None), daemon=True)
+    t.start()
+    try:
+        wait_until(lambda: len(caplog.records) >= 2, "two lines")
+    finally:
+        stop.set()
+        t.join(30)
+    what = f"acquiring lease kube-system/ks at {url}: 403: "
+    msg = 'ks is forbidden: User "bob" cannot list resource "ks" in API group "" at the cluster scope'
+    assert [r.getMessage() for r in caplog.records[:2]] == [
+        f"{what}{msg} (attempt 1 failed; retrying every 0.1s)",
+        f"{what}{msg} (attempt 31 failed; retrying every 0.1s)",
+    ]

@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from .cluster.kubernetes import Conflict, KubeClient, NotFound
+from .cluster.kubernetes import ApiError, Conflict, KubeClient, NotFound
 from .cluster.kubernetes.retry import Backoff, retry
 from .timefmt import rfc3339
 
@@ -29,14 +29,39 @@ class _NotHeld(Exception):
     race (409)."""
 
 
-def _log_acquire(e: Exception, delay: float) -> None:
-    if not isinstance(e, _NotHeld):
-        log.debug("acquiring lease: %s", e)
+def _words(e: Exception) -> str:
+    from kubesched.sdk._text import cut
+
+    from .cluster.kubernetes.problems import describe_connection_error
+
+    if isinstance(e, ApiError):
+        msg = e.body.get("message") if isinstance(e.body, dict) else e.body
+        return f"{e.status}: {cut(msg, 200)}"
+    return describe_connection_error(e) or f"{type(e).__name__}: {cut(e, 200)}"
 
 
-def _log_renew(e: Exception, delay: float) -> None:
-    if not isinstance(e, _NotHeld):
-        log.debug("renewing lease: %s", e)
+class _Reporter:
+    """A failing lease request, logged at the default verbosity when its error changes and
+    every ``every``-th failure in a row after that (the elector tries every ``retryPeriod``,
+    without backoff); debug otherwise."""
+
+    def __init__(self, what: str, every: int = 30) -> None:
+        self.what = what
+        self.every = every
+        self._last = ""
+        self._count = 0
+
+    def __call__(self, e: Exception, delay: float) -> None:
+        if isinstance(e, _NotHeld):
+            self._last, self._count = "", 0
+            return
+        words = _words(e)
+        self._count = self._count + 1 if words == self._last else 1
+        self._last = words
+        if self._count % self.every == 1 or self.every == 1:
+            log.error("%s: %s (attempt %d failed; retrying every %.1fs)", self.what, words, self._count, delay)
+        else:
+            log.debug("%s: %s", self.what, words)
 
 
 class LeaderElector:
@@ -132,7 +157,8 @@ class LeaderElector:
         if not stop.is_set():
             try:
                 # every ``retry_period`` until acquired; only a stop ends the retries
-                retry(self._acquire_or_renew, every, retry_on=None, wait=stop.wait, on_retry=_log_acquire)
+                what = f"acquiring lease {self.namespace}/{self.name} at {self.client.server}"
+                retry(self._acquire_or_renew, every, retry_on=None, wait=stop.wait, on_retry=_Reporter(what))
             except Exception:
                 pass
         if stop.is_set():
@@ -143,6 +169,8 @@ class LeaderElector:
         if metrics is not None:
             metrics.leader.labels(self.name).set(1)
         threading.Thread(target=on_started, name="leading", daemon=True).start()
+        # a renewal that fails is logged at once: renewDeadline ends the leadership soon
+        renew_problems = _Reporter(f"renewing lease {self.namespace}/{self.name} at {self.client.server}", every=1)
         while not stop.wait(self.retry_period):
             try:
                 # as client-go: renew every ``retry_period``, failing attempts included, for at
@@ -153,7 +181,7 @@ class LeaderElector:
                     retry_on=self._still_ours,
                     deadline=time.monotonic() + self.renew_deadline,
                     wait=stop.wait,
-                    on_retry=_log_renew,
+                    on_retry=renew_problems,
                 )
             except Exception:
                 if stop.is_set():
