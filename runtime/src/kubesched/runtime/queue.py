@@ -598,6 +598,5 @@ _OWN_ANNOTATIONS = "kube-scheduler-simulator.sigs.k8s.io/"
 def _spec_and_labels(pod: Pod) -> tuple[Any, Any, Any]:
     """What makes an update of a pending pod worth a retry: its spec, labels and annotations,
     not its status nor the result annotations the scheduler itself writes."""
-    md = pod.metadata
-    ann = {k: v for k, v in (md.get("annotations") or {}).items() if not k.startswith(_OWN_ANNOTATIONS)}
-    return (pod.spec, md.get("labels"), ann)
+    ann = {k: v for k, v in pod.annotations.items() if not str(k).startswith(_OWN_ANNOTATIONS)}
+    return (pod.spec, pod.metadata.get("labels"), ann)

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn
 
+from ._text import cut, quote
+
 __all__ = [
     "EVERYTHING",
     "NOTHING",
@@ -14,6 +16,29 @@ __all__ = [
     "NodeSelectorTerm",
     "Requirement",
 ]
+
+
+def _shown(v: Any) -> str:
+    """A user's scalar quoted and cut for a message (``"None"`` when missing, as before)."""
+    return quote(v) if isinstance(v, (str, int, float)) else quote(str(v) if v is None or isinstance(v, bool) else type(v).__name__)
+
+
+def _objects(v: Any, field: str) -> list[Any]:
+    if not v:
+        return []
+    if not isinstance(v, list):
+        raise InvalidObjectError(field, "must be a list of objects")
+    for i, e in enumerate(v):
+        if not isinstance(e, Mapping):
+            raise InvalidObjectError(f"{field}[{i}]", "must be an object")
+    return v
+
+
+def _terms(raw: Any, field: str) -> list[Any]:
+    """A node selector's ``nodeSelectorTerms``."""
+    if not isinstance(raw, Mapping):
+        raise InvalidObjectError(field, "must be an object")
+    return _objects(raw.get("nodeSelectorTerms"), f"{field}.nodeSelectorTerms")
 
 
 class InvalidObjectError(ValueError):
@@ -72,10 +97,14 @@ class Requirement(_Immutable):
 
     def __init__(self, key: str, op: str, values: Sequence[str] = (), *, node: bool = False, field: str = "") -> None:
         ops = _NODE_OPS if node else _LABEL_OPS
-        if op not in ops:
-            raise InvalidObjectError(f"{field}.operator", f'"{op}" is not a valid {"node selector" if node else "label selector"} operator')
+        if not isinstance(op, str) or op not in ops:
+            raise InvalidObjectError(f"{field}.operator", f'{quote(op) if isinstance(op, str) else "a non-string"} is not a valid {"node selector" if node else "label selector"} operator')
         if not isinstance(key, str) or not key:
             raise InvalidObjectError(f"{field}.key", "key must be a non-empty string")
+        if values and not isinstance(values, (list, tuple, frozenset, set)):
+            raise InvalidObjectError(f"{field}.values", "must be a list of strings")
+        if any(isinstance(v, (Mapping, list, tuple)) for v in values or ()):
+            raise InvalidObjectError(f"{field}.values", "must be a list of strings")
         vals = [str(v) for v in (values or [])]
         int_value = 0
         if op in ("In", "NotIn") and not vals:
@@ -114,7 +143,7 @@ class Requirement(_Immutable):
             return False
         try:
             v = int(labels[self.key])
-        except ValueError:
+        except (TypeError, ValueError, OverflowError):
             return False
         return v > self.int_value if op == "Gt" else v < self.int_value
 
@@ -146,9 +175,15 @@ class LabelSelector(_Immutable):
         if not isinstance(raw, Mapping):
             raise InvalidObjectError(field, "must be an object")
         reqs: list[Requirement] = []
-        for k, v in sorted((raw.get("matchLabels") or {}).items()):
-            reqs.append(Requirement(k, "In", [v], field=f"{field}.matchLabels[{k}]"))
-        for i, e in enumerate(raw.get("matchExpressions") or []):
+        ml = raw.get("matchLabels") or {}
+        if not isinstance(ml, Mapping):
+            raise InvalidObjectError(f"{field}.matchLabels", "must be a map of strings")
+        for k, v in sorted(ml.items(), key=lambda kv: str(kv[0])):
+            reqs.append(Requirement(k, "In", [v], field=f"{field}.matchLabels[{cut(k)}]"))
+        me = raw.get("matchExpressions") or []
+        if not isinstance(me, list):
+            raise InvalidObjectError(f"{field}.matchExpressions", "must be a list of objects")
+        for i, e in enumerate(me):
             f = f"{field}.matchExpressions[{i}]"
             if not isinstance(e, Mapping):
                 raise InvalidObjectError(f, "must be an object")
@@ -199,15 +234,15 @@ class NodeSelectorTerm(_Immutable):
             raise InvalidObjectError(field, "must be an object")
         lbl = [
             Requirement(e.get("key", ""), e.get("operator", ""), e.get("values") or [], node=True, field=f"{field}.matchExpressions[{i}]")
-            for i, e in enumerate(raw.get("matchExpressions") or [])
+            for i, e in enumerate(_objects(raw.get("matchExpressions"), f"{field}.matchExpressions"))
         ]
         flds = []
-        for i, e in enumerate(raw.get("matchFields") or []):
+        for i, e in enumerate(_objects(raw.get("matchFields"), f"{field}.matchFields")):
             f = f"{field}.matchFields[{i}]"
             if e.get("key") != "metadata.name":
-                raise InvalidObjectError(f"{f}.key", f'"{e.get("key")}" is not a valid field selector key (only metadata.name)')
+                raise InvalidObjectError(f"{f}.key", f"{_shown(e.get('key'))} is not a valid field selector key (only metadata.name)")
             if e.get("operator") not in ("In", "NotIn"):
-                raise InvalidObjectError(f"{f}.operator", f'"{e.get("operator")}" is not a valid field selector operator')
+                raise InvalidObjectError(f"{f}.operator", f"{_shown(e.get('operator'))} is not a valid field selector operator")
             r = Requirement("metadata.name", e["operator"], e.get("values") or [], node=True, field=f)
             if len(r.values) != 1:
                 raise InvalidObjectError(f"{f}.values", "must be only one value when `operator` is 'In' or 'NotIn' for node field selector")
@@ -244,7 +279,7 @@ class NodeSelector(_Immutable):
 
     @classmethod
     def parse(cls, raw: Mapping[str, Any], field: str = "nodeSelector") -> NodeSelector:
-        terms = raw.get("nodeSelectorTerms") or []
+        terms = _terms(raw, field)
         return cls([NodeSelectorTerm.parse(t, f"{field}.nodeSelectorTerms[{i}]") for i, t in enumerate(terms)])
 
     @classmethod
@@ -253,7 +288,7 @@ class NodeSelector(_Immutable):
         node (its error is kept in ``errors``) and the other terms still apply."""
         out: list[NodeSelectorTerm] = []
         errors: list[InvalidObjectError] = []
-        for i, t in enumerate(raw.get("nodeSelectorTerms") or []):
+        for i, t in enumerate(_terms(raw, field)):
             try:
                 out.append(NodeSelectorTerm.parse(t, f"{field}.nodeSelectorTerms[{i}]"))
             except InvalidObjectError as e:

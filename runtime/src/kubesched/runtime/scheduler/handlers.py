@@ -19,6 +19,7 @@ from kubesched.sdk import (
     Node,
     Pod,
 )
+from kubesched.sdk._text import cut
 from kubesched.sdk.objects.requests import pod_requests
 
 from ..cache import Cache
@@ -58,10 +59,17 @@ class EventHandlers:
         self._unscheduled_adds: bool | None = None
 
     def handle(self, etype: str, kind: str, old: Mapping[str, Any] | None, new: Mapping[str, Any] | None) -> None:
-        if kind == "Node":
-            self.node_event(etype, old, new)
-        elif kind == "Pod":
-            self.pod_event(etype, old, new)
+        if kind == "Node" or kind == "Pod":
+            try:
+                if kind == "Node":
+                    self.node_event(etype, old, new)
+                else:
+                    self.pod_event(etype, old, new)
+            except InvalidObjectError as e:
+                # an object no view can be built of (not an object, nested too deeply): the
+                # ones that can be read are validated where they are used (a pending pod in
+                # its scheduling cycle, where it becomes an Error)
+                log.error("ignoring %s %s event: %s", kind.lower(), etype, cut(e, 200))
         else:
             action = _OTHER_ACTIONS.get(etype, ActionType.UPDATE_OTHER)
             self.queue.move_all_to_active_or_backoff(ClusterEvent(kind, action), old, new)
@@ -79,7 +87,7 @@ class EventHandlers:
         try:
             node.validate()
         except InvalidObjectError as e:
-            log.error("ignoring node %s: %s", node.name, e)
+            log.error("ignoring node %s: %s", cut(node.name), cut(e, 200))
             return
         self.cache.add_node(node)
         if etype == "ADDED" or old is None:
@@ -121,6 +129,15 @@ class EventHandlers:
                 queue.nominator.delete(pod)  # our own bind: the pod is in flight, not queued
             else:
                 queue.delete(pod)
+                # a pod bound elsewhere: every cycle reads it from its node, so one that cannot
+                # be read stays out of the cache (as a node that cannot be read does)
+                try:
+                    pod.validate()
+                except InvalidObjectError as e:
+                    log.error("ignoring pod %s bound to node %s: %s", cut(pod.key), cut(pod.node_name), cut(e, 200))
+                    if was_assigned:
+                        cache.remove_pod(pod)
+                    return
             cache.add_pod(pod)
             self.results.assigned(pod)
             if not was_assigned:

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
+from .._text import cut
 from ..readonly import EMPTY_DICT, EMPTY_LIST, ReadOnlyDict, ReadOnlyList, read_only
 from ..selectors import InvalidObjectError, LabelSelector, NodeSelector
 from .requests import (
@@ -21,32 +22,34 @@ from .resource import (
     _q,
 )
 from .taints import Toleration
-from .view import ObjectView
+from .view import ObjectView, _int, _list, _mapping, _objects, _show, _text
 
 if TYPE_CHECKING:
     from .node import Node
 
 
-def parse_time(value: Any) -> float | None:
+def parse_time(value: Any, field: str = "metadata.creationTimestamp") -> float | None:
     """RFC 3339 time (``2024-01-02T03:04:05Z``) as seconds since the epoch."""
     if value is None or value == "":
         return None
-    if isinstance(value, (int, float)):
-        return float(value)
-    if isinstance(value, _dt.datetime):
-        if value.tzinfo is None:
-            value = value.replace(tzinfo=_dt.UTC)
-        return value.timestamp()
-    s = str(value)
-    if s.endswith("Z"):
-        s = s[:-1] + "+00:00"
     try:
-        d = _dt.datetime.fromisoformat(s)
-    except ValueError:
-        raise InvalidObjectError("metadata.creationTimestamp", f"invalid time {value!r}") from None
-    if d.tzinfo is None:
-        d = d.replace(tzinfo=_dt.UTC)
-    return d.timestamp()
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            f = float(value)
+            if f - f == 0:  # finite
+                return f
+        elif isinstance(value, _dt.datetime):
+            if value.tzinfo is None:
+                value = value.replace(tzinfo=_dt.UTC)
+            return value.timestamp()
+        elif isinstance(value, str):
+            s = value[:-1] + "+00:00" if value.endswith("Z") else value
+            d = _dt.datetime.fromisoformat(s)
+            if d.tzinfo is None:
+                d = d.replace(tzinfo=_dt.UTC)
+            return d.timestamp()
+    except (ValueError, OverflowError):
+        pass
+    raise InvalidObjectError(field, f"invalid time {_show(value)}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,11 +100,11 @@ class Pod(ObjectView):
     # metadata (name, labels, annotations: ObjectView) --------------------------------------
     @cached_property
     def namespace(self) -> str:
-        return str(self.metadata.get("namespace") or "default")
+        return _text(self.metadata.get("namespace"), "default")
 
     @cached_property
     def uid(self) -> str:
-        return str(self.metadata.get("uid") or f"{self.namespace}/{self.name}")
+        return _text(self.metadata.get("uid")) or f"{self.namespace}/{self.name}"
 
     @cached_property
     def key(self) -> str:
@@ -110,7 +113,7 @@ class Pod(ObjectView):
 
     @cached_property
     def owner_references(self) -> Sequence[Mapping[str, Any]]:
-        return _ro_list(self.metadata.get("ownerReferences"))
+        return _ro_list(_objects(self.metadata.get("ownerReferences"), "metadata.ownerReferences"))
 
     @cached_property
     def controller_ref(self) -> Mapping[str, Any] | None:
@@ -125,54 +128,58 @@ class Pod(ObjectView):
 
     @cached_property
     def deletion_timestamp(self) -> float | None:
-        return parse_time(self.metadata.get("deletionTimestamp"))
+        """None while the pod is not being deleted (and when the time cannot be read: the
+        queue reads it before the pod is validated; ``validate()`` names it)."""
+        try:
+            return parse_time(self.metadata.get("deletionTimestamp"), "metadata.deletionTimestamp")
+        except InvalidObjectError:
+            return None
 
     @cached_property
     def resource_version(self) -> str:
-        return str(self.metadata.get("resourceVersion") or "")
+        return _text(self.metadata.get("resourceVersion"))
 
     # spec -------------------------------------------------------------------------------------
     @cached_property
     def node_name(self) -> str:
-        return str(self.spec.get("nodeName") or "")
+        return _text(self.spec.get("nodeName"))
 
     @cached_property
     def scheduler_name(self) -> str:
-        return str(self.spec.get("schedulerName") or "default-scheduler")
+        return _text(self.spec.get("schedulerName"), "default-scheduler")
 
     @cached_property
     def priority(self) -> int:
-        p = self.spec.get("priority")
-        if p is None:
-            return 0
+        """``spec.priority`` (0 when missing, and when it is not an integer: the queue sorts
+        pods before they are validated; ``validate()`` names it)."""
         try:
-            return int(p)
-        except (TypeError, ValueError):
-            raise InvalidObjectError("spec.priority", f"invalid value {p!r}: must be an integer") from None
+            return _int(self.spec.get("priority"), "spec.priority")
+        except InvalidObjectError:
+            return 0
 
     @cached_property
     def priority_class_name(self) -> str:
-        return str(self.spec.get("priorityClassName") or "")
+        return _text(self.spec.get("priorityClassName"))
 
     @cached_property
     def preemption_policy(self) -> str:
-        return str(self.spec.get("preemptionPolicy") or "PreemptLowerPriority")
+        return _text(self.spec.get("preemptionPolicy"), "PreemptLowerPriority")
 
     @cached_property
     def nominated_node_name(self) -> str:
-        return str(self.status.get("nominatedNodeName") or "")
+        return _text(self.status.get("nominatedNodeName"))
 
     @cached_property
     def phase(self) -> str:
-        return str(self.status.get("phase") or "")
+        return _text(self.status.get("phase"))
 
     @cached_property
     def containers(self) -> Sequence[Mapping[str, Any]]:
-        return _ro_list(self.spec.get("containers"))
+        return _ro_list(_objects(self.spec.get("containers"), "spec.containers"))
 
     @cached_property
     def init_containers(self) -> Sequence[Mapping[str, Any]]:
-        return _ro_list(self.spec.get("initContainers"))
+        return _ro_list(_objects(self.spec.get("initContainers"), "spec.initContainers"))
 
     @cached_property
     def node_selector(self) -> Mapping[str, str]:
@@ -185,51 +192,59 @@ class Pod(ObjectView):
 
     @cached_property
     def affinity(self) -> Mapping[str, Any]:
-        return self.spec.get("affinity") or EMPTY_DICT
+        return _mapping(self.spec.get("affinity"), "spec.affinity")
 
     @cached_property
     def tolerations(self) -> tuple[Toleration, ...]:
         out = []
-        for i, t in enumerate(self.spec.get("tolerations") or []):
-            if not isinstance(t, Mapping):
-                raise InvalidObjectError(f"spec.tolerations[{i}]", "must be an object")
+        for i, t in enumerate(_objects(self.spec.get("tolerations"), "spec.tolerations")):
             op = t.get("operator") or "Equal"
             # Gt/Lt (k8s.io/api v0.36) tolerate nothing while TaintTolerationComparisonOperators
             # (alpha) is off, as in kube-scheduler 1.36 (Toleration.tolerates returns False).
             if op not in ("Equal", "Exists", "Gt", "Lt"):
-                raise InvalidObjectError(f"spec.tolerations[{i}].operator", f'Unsupported value: "{op}": supported values: "Equal", "Exists"')
+                raise InvalidObjectError(f"spec.tolerations[{i}].operator", f'Unsupported value: {_show(op)}: supported values: "Equal", "Exists"')
+            secs = t.get("tolerationSeconds")
             out.append(
                 Toleration(
-                    key=str(t.get("key") or ""),
+                    key=_text(t.get("key")),
                     operator=op,
-                    value=str(t.get("value") or ""),
-                    effect=str(t.get("effect") or ""),
-                    toleration_seconds=t.get("tolerationSeconds"),
+                    value=_text(t.get("value")),
+                    effect=_text(t.get("effect")),
+                    toleration_seconds=None if secs is None else _int(secs, f"spec.tolerations[{i}].tolerationSeconds"),
                 )
             )
         return tuple(out)
 
     @cached_property
     def scheduling_gates(self) -> Sequence[str]:
-        return ReadOnlyList([str(g.get("name")) for g in self.spec.get("schedulingGates") or []])
+        """The names of ``spec.schedulingGates`` (none when the list is malformed: PreEnqueue
+        reads it before the pod is validated, and ``validate()`` names it)."""
+        gates = self.spec.get("schedulingGates")
+        if not gates:
+            return EMPTY_LIST
+        try:
+            return ReadOnlyList([_text(g.get("name")) for g in _objects(gates, "spec.schedulingGates")])
+        except InvalidObjectError:
+            return EMPTY_LIST
 
     @cached_property
     def topology_spread_constraints(self) -> Sequence[Mapping[str, Any]]:
-        return _ro_list(self.spec.get("topologySpreadConstraints"))
+        return _ro_list(_objects(self.spec.get("topologySpreadConstraints"), "spec.topologySpreadConstraints"))
 
     @cached_property
     def volumes(self) -> Sequence[Mapping[str, Any]]:
-        return _ro_list(self.spec.get("volumes"))
+        return _ro_list(_objects(self.spec.get("volumes"), "spec.volumes"))
 
     @cached_property
     def pvc_names(self) -> Sequence[str]:
         """Names of PersistentVolumeClaims the pod mounts (ephemeral volumes as ``<pod>-<volume>``)."""
         out = []
-        for v in self.volumes:
+        for i, v in enumerate(self.volumes):
             if v.get("persistentVolumeClaim"):
-                out.append(str(v["persistentVolumeClaim"].get("claimName")))
+                pvc = _mapping(v["persistentVolumeClaim"], f"spec.volumes[{i}].persistentVolumeClaim")
+                out.append(_text(pvc.get("claimName"), "None"))
             elif v.get("ephemeral"):
-                out.append(f"{self.name}-{v.get('name')}")
+                out.append(f"{self.name}-{_text(v.get('name'), 'None')}")
         return ReadOnlyList(out)
 
     @cached_property
@@ -237,22 +252,20 @@ class Pod(ObjectView):
         """Host ports of the containers and of sidecars (init containers with
         ``restartPolicy: Always``), as ``schedutil.GetHostPorts`` (v1.34) collects them."""
         out = []
-        sidecars = [c for c in self.init_containers if c.get("restartPolicy") == "Always"]
-        for ci, c in enumerate([*self.containers, *sidecars]):
-            for pi, p in enumerate(c.get("ports") or []):
+        every = [(f"spec.containers[{i}]", c) for i, c in enumerate(self.containers)]
+        every += [(f"spec.initContainers[{i}]", c) for i, c in enumerate(self.init_containers) if c.get("restartPolicy") == "Always"]
+        for field, c in every:
+            for pi, p in enumerate(_objects(c.get("ports"), f"{field}.ports")):
                 hp = p.get("hostPort")
                 if not hp:
                     continue
-                try:
-                    port = int(hp)
-                except (TypeError, ValueError):
-                    raise InvalidObjectError(f"spec.containers[{ci}].ports[{pi}].hostPort", f"invalid value {hp!r}") from None
-                out.append(HostPort(str(p.get("hostIP") or "0.0.0.0"), str(p.get("protocol") or "TCP"), port))
+                port = _int(hp, f"{field}.ports[{pi}].hostPort")
+                out.append(HostPort(_text(p.get("hostIP"), "0.0.0.0"), _text(p.get("protocol"), "TCP"), port))
         return tuple(out)
 
     @cached_property
     def images(self) -> Sequence[str]:
-        return ReadOnlyList([str(c.get("image") or "") for c in (*self.containers, *self.init_containers)])
+        return ReadOnlyList([_text(c.get("image")) for c in (*self.containers, *self.init_containers)])
 
     # resources ----------------------------------------------------------------------------
     @cached_property
@@ -287,7 +300,8 @@ class Pod(ObjectView):
         pod-level requests, 100m / 200Mi only for a resource neither level requests
         (types.go getNonMissingContainerRequests)."""
         f = pod_requests(self, non_missing=True, use_status=True, pod_level_status=True)
-        if any(map(is_supported_pod_level_resource, (self.spec.get("resources") or {}).get("requests") or ())):
+        level = _mapping(_mapping(self.spec.get("resources"), "spec.resources").get("requests"), "spec.resources.requests")
+        if any(map(is_supported_pod_level_resource, map(str, level))):
             reqs = pod_requests(self, use_status=True, pod_level_status=True)
             f.update((k, reqs[k]) for k in ("cpu", "memory") if k in reqs)
         return quantity_value(f, "cpu"), quantity_value(f, "memory")
@@ -297,24 +311,27 @@ class Pod(ObjectView):
         return frozenset(k for k, v in pod_requests(self).items() if v != 0)
 
     # affinity -----------------------------------------------------------------------------
+    def _section(self, kind: str) -> Mapping[str, Any]:
+        return _mapping(self.affinity.get(kind), f"spec.affinity.{kind}")
+
     def _terms(self, kind: str, field: str, weighted: bool) -> tuple[AffinityTerm, ...]:
-        sect = self.affinity.get(kind) or {}
+        path = f"spec.affinity.{kind}.{field}"
         out = []
-        for i, raw in enumerate(sect.get(field) or []):
-            f = f"spec.affinity.{kind}.{field}[{i}]"
+        for i, raw in enumerate(_objects(self._section(kind).get(field), path)):
+            f = f"{path}[{i}]"
             weight = 0
             if weighted:
-                weight = int(raw.get("weight") or 0)
-                raw = raw.get("podAffinityTerm") or {}
+                weight = _int(raw.get("weight"), f"{f}.weight")
                 f += ".podAffinityTerm"
-            ns = raw.get("namespaces") or []
+                raw = _mapping(raw.get("podAffinityTerm"), f)
+            ns = _list(raw.get("namespaces") or [], f"{f}.namespaces", "a list of strings")
             nss = raw.get("namespaceSelector")
-            namespaces = frozenset([self.namespace]) if not ns and nss is None else frozenset(str(n) for n in ns)
+            namespaces = frozenset([self.namespace]) if not ns and nss is None else frozenset(_text(n) for n in ns)
             out.append(
                 AffinityTerm(
                     namespaces=namespaces,
                     selector=LabelSelector.parse(raw.get("labelSelector"), f"{f}.labelSelector"),
-                    topology_key=str(raw.get("topologyKey") or ""),
+                    topology_key=_text(raw.get("topologyKey")),
                     namespace_selector=LabelSelector.parse(nss, f"{f}.namespaceSelector"),
                     weight=weight,
                 )
@@ -344,12 +361,12 @@ class Pod(ObjectView):
 
     @cached_property
     def has_required_anti_affinity(self) -> bool:
-        return bool((self.affinity.get("podAntiAffinity") or {}).get("requiredDuringSchedulingIgnoredDuringExecution"))
+        return bool(self._section("podAntiAffinity").get("requiredDuringSchedulingIgnoredDuringExecution"))
 
     @cached_property
     def required_node_affinity(self) -> NodeSelector | None:
         """``spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution``."""
-        na = (self.affinity.get("nodeAffinity") or {}).get("requiredDuringSchedulingIgnoredDuringExecution")
+        na = self._section("nodeAffinity").get("requiredDuringSchedulingIgnoredDuringExecution")
         if na is None:
             return None
         return NodeSelector.parse_lazy(na, "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution")
@@ -370,24 +387,40 @@ class Pod(ObjectView):
     def validate(self) -> None:
         """Parse everything the default plugins read; raises :class:`InvalidObjectError` with
         the field path of the first problem. The runtime calls this before scheduling the pod."""
+        d = self.__dict__
+        if _VALID in d:
+            return
+        self._validate_object()
         if not self.name:
             raise InvalidObjectError("metadata.name", "Required value: name or generateName is required")
+        md, spec = self.metadata, self.spec
+        parse_time(md.get("deletionTimestamp"), "metadata.deletionTimestamp")
+        _int(spec.get("priority"), "spec.priority")
+        if spec.get("schedulingGates"):
+            _objects(spec["schedulingGates"], "spec.schedulingGates")
         _ = (
             self.creation_timestamp,
-            self.priority,
+            self.owner_references,
             self.requests,
             self.non_zero_requests,
+            self.node_requests,
+            self.node_non_zero_requests,
             self.tolerations,
             self.host_ports,
             self.node_selector,
+            self.required_node_affinity,
             self.required_affinity_terms,
             self.required_anti_affinity_terms,
             self.preferred_affinity_terms,
             self.preferred_anti_affinity_terms,
+            self.topology_spread_constraints,
+            self.pvc_names,
+            self.images,
         )
-        for i, c in enumerate(self.containers):
-            for k, v in ((c.get("resources") or {}).get("limits") or {}).items():
-                _q(v, f"spec.containers[{i}].resources.limits.{k}")
+        for field, cs in (("spec.containers", self.containers), ("spec.initContainers", self.init_containers)):
+            for i, c in enumerate(cs):
+                _nonnegative(c, f"{field}[{i}]")
+        d[_VALID] = True
 
     # copies -------------------------------------------------------------------------------
     def adopt_requests(self, other: Pod) -> None:
@@ -461,6 +494,25 @@ class QueuedPodInfo:
 
     def __repr__(self) -> str:
         return f"QueuedPodInfo({self.pod.key}, attempts={self.attempts})"
+
+
+#: where a Pod view records that it passed ``validate()`` (its ``__dict__``)
+_VALID = "_valid"
+
+
+def _nonnegative(c: Mapping[str, Any], field: str) -> None:
+    """ValidateResourceQuantityValue's sign check of a container's requests and limits (the
+    requests were parsed by ``requests``; the limits are parsed here)."""
+    res = c.get("resources")
+    if not res:
+        return
+    for part in ("requests", "limits"):
+        rl = res.get(part)
+        if not rl:
+            continue
+        for k, v in rl.items():
+            if _q(v, f"{field}.resources.{part}.{cut(k)}") < 0:
+                raise InvalidObjectError(f"{field}.resources.{part}.{cut(k)}", f"Invalid value: {_show(v)}: must be greater than or equal to 0")
 
 
 #: the spec fields a pod's requests are computed from (besides the status)

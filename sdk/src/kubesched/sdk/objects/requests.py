@@ -14,9 +14,11 @@ from collections.abc import Mapping
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-from ..quantity import QuantityError, parse_quantity
+from .._text import cut
+from ..quantity import QuantityError, parse_quantity, saturate
 from ..selectors import InvalidObjectError
 from .resource import DEFAULT_MEMORY_REQUEST, DEFAULT_MILLI_CPU_REQUEST, _ceil
+from .view import _mapping, _objects
 
 if TYPE_CHECKING:
     from .pod import Pod
@@ -50,12 +52,12 @@ def _parse_list(rl: Any, field: str) -> Requests:
         try:
             out[str(k)] = parse_quantity(v)
         except QuantityError as e:
-            raise InvalidObjectError(f"{field}.{k}", str(e)) from None
+            raise InvalidObjectError(f"{field}.{cut(k)}", str(e)) from None
     return out
 
 
 def _container_requests(c: Mapping[str, Any], field: str) -> Requests:
-    res = c.get("resources") or {}
+    res = _mapping(c.get("resources"), f"{field}.resources")
     # the API server defaults each missing request to its limit
     reqs = _parse_list(res.get("limits"), f"{field}.resources.limits")
     reqs.update(_parse_list(res.get("requests"), f"{field}.resources.requests"))
@@ -85,7 +87,7 @@ def _apply_non_missing(reqs: Requests) -> Requests:
 
 def _resize_infeasible(pod: Pod) -> bool:
     """resource.IsPodResizeInfeasible: condition PodResizePending with reason Infeasible."""
-    for cond in pod.status.get("conditions") or []:
+    for cond in _objects(pod.status.get("conditions"), "status.conditions"):
         if cond.get("type") == "PodResizePending":
             return cond.get("reason") == "Infeasible"
     return False
@@ -98,7 +100,7 @@ def _status_requests(
     if cs is None or cs.get("resources") is None:
         return reqs
     status_reqs = _parse_list(
-        (cs.get("resources") or {}).get("requests"), f"{field}.resources.requests"
+        _mapping(cs.get("resources"), f"{field}.resources").get("requests"), f"{field}.resources.requests"
     )
     allocated = _parse_list(cs.get("allocatedResources"), f"{field}.allocatedResources")
     out: Requests = {} if _resize_infeasible(pod) else dict(reqs)
@@ -148,9 +150,10 @@ def _has_status_resources(pod: Pod) -> bool:
     st = pod.status
     if st.get("resources") is not None:
         return True
-    for cs in (st.get("containerStatuses") or []) + (st.get("initContainerStatuses") or []):
-        if cs.get("resources") is not None:
-            return True
+    for part in ("containerStatuses", "initContainerStatuses"):
+        for cs in _objects(st.get(part), f"status.{part}"):
+            if cs.get("resources") is not None:
+                return True
     return False
 
 
@@ -164,8 +167,9 @@ def _pod_requests(
     statuses: dict[str, Mapping[str, Any]] = {}
     if use_status:
         st = pod.status
-        for cs in (st.get("containerStatuses") or []) + (st.get("initContainerStatuses") or []):
-            statuses[str(cs.get("name") or "")] = cs
+        for part in ("containerStatuses", "initContainerStatuses"):
+            for cs in _objects(st.get(part), f"status.{part}"):
+                statuses[str(cs.get("name") or "")] = cs
 
     reqs: Requests = {}
     for i, c in enumerate(pod.containers):
@@ -199,7 +203,7 @@ def _pod_requests(
     _max_into(reqs, init_max)
 
     if pod_level:
-        level = (pod.spec.get("resources") or {}).get("requests")
+        level = _mapping(pod.spec.get("resources"), "spec.resources").get("requests")
         if level:
             spec_level = _parse_list(level, "spec.resources.requests")
             effective = _pod_level_status_requests(pod, spec_level) if level_status else None
@@ -221,6 +225,7 @@ def _pod_level_status_requests(pod: Pod, spec_level: Requests) -> Requests | Non
     res = pod.status.get("resources")
     if res is None:
         return None
+    res = _mapping(res, "status.resources")
     out: Requests = {} if _resize_infeasible(pod) else dict(spec_level)
     _max_into(out, _parse_list(res.get("requests"), "status.resources.requests"))
     _max_into(out, _parse_list(pod.status.get("allocatedResources"), "status.allocatedResources"))
@@ -234,5 +239,5 @@ def quantity_value(reqs: Mapping[str, Fraction], name: str) -> int:
     if q is None:
         return 0
     if name == _CPU:
-        return _ceil(q * 1000)
-    return _ceil(q)
+        return saturate(_ceil(q * 1000))
+    return saturate(_ceil(q))

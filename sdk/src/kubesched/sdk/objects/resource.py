@@ -6,7 +6,8 @@ from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any, NoReturn
 
-from ..quantity import QuantityError, parse_quantity
+from .._text import cut
+from ..quantity import QuantityError, parse_quantity, saturate
 from ..readonly import ReadOnlyDict
 from ..selectors import InvalidObjectError
 
@@ -60,21 +61,28 @@ class Resource:
     def from_list(cls, rl: Mapping[str, Any] | None, field: str = "") -> Resource:
         """From a v1.ResourceList (``{"cpu": "2", "memory": "4Gi"}``)."""
         r = cls()
-        for name, q in (rl or {}).items():
-            r.add_quantity(name, _q(q, f"{field}.{name}" if field else name))
+        if not rl:
+            return r
+        if not isinstance(rl, Mapping):
+            raise InvalidObjectError(field, "must be a map of resource quantities")
+        for name, q in rl.items():
+            name = str(name)
+            r.add_quantity(name, _q(q, f"{field}.{cut(name)}" if field else cut(name)))
         return r
 
     def add_quantity(self, name: str, q: Fraction) -> None:
+        """Add one quantity, as ``MilliValue()`` for cpu and ``Value()`` otherwise (rounded up,
+        saturated at the int64 bounds)."""
         if name == _CPU:
-            self.milli_cpu += _ceil(q * 1000)
+            self.milli_cpu += saturate(_ceil(q * 1000))
         elif name == _MEMORY:
-            self.memory += _ceil(q)
+            self.memory += saturate(_ceil(q))
         elif name == _PODS:
-            self.allowed_pod_number += _ceil(q)
+            self.allowed_pod_number += saturate(_ceil(q))
         elif name == _EPHEMERAL:
-            self.ephemeral_storage += _ceil(q)
+            self.ephemeral_storage += saturate(_ceil(q))
         elif is_scalar_resource(name):
-            self.scalar[name] = self.scalar.get(name, 0) + _ceil(q)
+            self.scalar[name] = self.scalar.get(name, 0) + saturate(_ceil(q))
 
     def get(self, name: str) -> int:
         """The amount of one resource by its API name."""

@@ -7,11 +7,93 @@ from collections.abc import Mapping
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, ClassVar, NoReturn
 
-from ..readonly import EMPTY_DICT, read_only
+from .._text import quote
+from ..readonly import EMPTY_DICT, EMPTY_LIST, read_only
 from ..selectors import InvalidObjectError
 from .resource import _set
 
 __all__ = ["ObjectView"]
+
+
+def _show(v: Any) -> str:
+    """A user's value as a message names it: a scalar quoted and cut, a container by its kind."""
+    if isinstance(v, Mapping):
+        return "an object"
+    if isinstance(v, (list, tuple)):
+        return "a list"
+    if v is None or isinstance(v, bool):
+        return "null" if v is None else str(v).lower()
+    try:
+        return quote(v)
+    except ValueError:  # an int too long for str()
+        return "a number"
+
+
+def _text(v: Any, default: str = "") -> str:
+    """A scalar field as a string: ``default`` when it is missing, empty or not a scalar (the
+    view's ``validate()`` names such a field)."""
+    if type(v) is str:
+        return v or default
+    if not v or not isinstance(v, (str, int, float)):
+        return default
+    try:
+        return str(v)
+    except ValueError:  # an int too long for str()
+        return default
+
+
+def _mapping(v: Any, field: str) -> Mapping[str, Any]:
+    """An object field (empty when missing); InvalidObjectError when it is not an object."""
+    if isinstance(v, Mapping):
+        return v
+    if v is None:
+        return EMPTY_DICT
+    raise InvalidObjectError(field, "must be an object")
+
+
+def _list(v: Any, field: str, what: str = "a list") -> list[Any]:
+    """A list field (empty when missing); InvalidObjectError when it is not a list."""
+    if isinstance(v, list):
+        return v
+    if v is None:
+        return EMPTY_LIST
+    raise InvalidObjectError(field, f"must be {what}")
+
+
+def _objects(v: Any, field: str) -> list[Mapping[str, Any]]:
+    """A list of objects (empty when missing); InvalidObjectError naming the first element that
+    is not an object."""
+    items = _list(v, field, "a list of objects")
+    for i, item in enumerate(items):
+        if not isinstance(item, Mapping):
+            raise InvalidObjectError(f"{field}[{i}]", "must be an object")
+    return items
+
+
+def _int(v: Any, field: str) -> int:
+    """An integer field (0 when missing or empty, as ``int(v or 0)``)."""
+    if not v:
+        return 0
+    if type(v) is int:
+        return v
+    try:
+        if isinstance(v, (str, int, float)):
+            return int(v)
+    except (ValueError, OverflowError):
+        pass
+    raise InvalidObjectError(field, f"invalid value {_show(v)}: must be an integer")
+
+
+def _string_map(md: Mapping[str, Any], key: str, field: str) -> None:
+    """``validate()``'s check of labels / annotations: a map of scalars."""
+    v = md.get(key)
+    if v is None:
+        return
+    if not isinstance(v, Mapping):
+        raise InvalidObjectError(field, "must be a map of strings")
+    for k, x in v.items():
+        if isinstance(x, (Mapping, list, tuple)):
+            raise InvalidObjectError(f"{field}[{_show(k)}]", "must be a string")
 
 
 class ObjectView:
@@ -30,7 +112,10 @@ class ObjectView:
     def __init__(self, raw: Mapping[str, Any]) -> None:
         if not isinstance(raw, Mapping):
             raise InvalidObjectError("", f"a {self.kind} must be an object")
-        _set(self, "raw", read_only(raw))
+        try:
+            _set(self, "raw", read_only(raw))
+        except RecursionError:
+            raise InvalidObjectError("", f"a {self.kind} must not be nested this deeply") from None
 
     if TYPE_CHECKING:
         raw: Mapping[str, Any]
@@ -41,29 +126,52 @@ class ObjectView:
 
         __delattr__ = __setattr__
 
+    # The identity of an object and the parts the runtime routes it by are read before the
+    # object is validated: they never raise (a part of the wrong type reads as empty), and
+    # ``validate()`` names the field.
     @cached_property
     def metadata(self) -> Mapping[str, Any]:
-        return self.raw.get("metadata") or EMPTY_DICT
+        v = self.raw.get("metadata")
+        return v if isinstance(v, Mapping) else EMPTY_DICT
 
     @cached_property
     def spec(self) -> Mapping[str, Any]:
-        return self.raw.get("spec") or EMPTY_DICT
+        v = self.raw.get("spec")
+        return v if isinstance(v, Mapping) else EMPTY_DICT
 
     @cached_property
     def status(self) -> Mapping[str, Any]:
-        return self.raw.get("status") or EMPTY_DICT
+        v = self.raw.get("status")
+        return v if isinstance(v, Mapping) else EMPTY_DICT
 
     @cached_property
     def name(self) -> str:
-        return str(self.metadata.get("name") or "")
+        return _text(self.metadata.get("name"))
 
     @cached_property
     def labels(self) -> Mapping[str, str]:
-        return self.metadata.get("labels") or EMPTY_DICT
+        v = self.metadata.get("labels")
+        return v if isinstance(v, Mapping) else EMPTY_DICT
 
     @cached_property
     def annotations(self) -> Mapping[str, str]:
-        return self.metadata.get("annotations") or EMPTY_DICT
+        v = self.metadata.get("annotations")
+        return v if isinstance(v, Mapping) else EMPTY_DICT
+
+    def _validate_object(self) -> None:
+        """The checks every kind shares: metadata, spec and status are objects, the name is a
+        non-empty string, labels and annotations are maps of strings."""
+        raw = self.raw
+        for part in ("metadata", "spec", "status"):
+            v = raw.get(part)
+            if v is not None and not isinstance(v, Mapping):
+                raise InvalidObjectError(part, "must be an object")
+        md = self.metadata
+        name = md.get("name")
+        if name is not None and not isinstance(name, (str, int, float)):
+            raise InvalidObjectError("metadata.name", "must be a string")
+        _string_map(md, "labels", "metadata.labels")
+        _string_map(md, "annotations", "metadata.annotations")
 
     # a view is immutable: copies are the view itself; pickling rebuilds it from ``raw``
     def __copy__(self) -> ObjectView:
