@@ -327,3 +327,39 @@ def test_broken_plugin_error_with_control_characters_is_one_escaped_line() -> No
     assert spec.describe_error() == (
         'plugin "Evil\\x1b[31m" from distribution evil\\ndist 1 failed to load: entry point 42 is not a class or factory'
     )
+
+
+def test_a_distribution_without_name_or_version_is_listed_as_unknown(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    site = tmp_path / "site"
+    info = site / "noname-1.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\n")
+    (info / "entry_points.txt").write_text("[kubesched.plugins]\nNoName = kubesched_noname_missing:X\n")
+    monkeypatch.syspath_prepend(str(site))
+    reg = Registry.discover(allow=None)
+    assert reg.get("NoName").describe_error() == (
+        'plugin "NoName" from distribution <unknown> failed to load: '
+        "ModuleNotFoundError: No module named 'kubesched_noname_missing'"
+    )
+    assert "NoName" in Registry.discover(allow="<unknown>")  # listed by its placeholder
+    assert "NoName" not in Registry.discover(allow="")
+
+
+def test_control_characters_in_installed_names_are_escaped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    site = tmp_path / "site"
+    install(site, "kubesched-\x1b[2Jevil", "1\x07", {"NodeName": "kubesched_evil_missing:X", "Evil\x1b[0m": "kubesched_evil_missing:Y"},
+            "kubesched_evil_unused", "")
+    monkeypatch.syspath_prepend(str(site))
+    reg = Registry.discover(allow=None)
+    assert reg.get("Evil\x1b[0m").describe_error() == (
+        'plugin "Evil\\x1b[0m" from distribution kubesched-\\x1b[2Jevil 1\\x07 failed to load: '
+        "ModuleNotFoundError: No module named 'kubesched_evil_missing'"
+    )
+    assert reg.warnings() == [
+        'distribution "kubesched-\\x1b[2Jevil" 1\\x07 registers plugin "NodeName", the name of a built-in plugin:'
+        " it is not loaded, the built-in NodeName is used"
+    ]
+    assert Registry.discover(allow="nope").warnings() == [
+        'KUBESCHED_LOAD_PLUGINS entry "nope" matches no installed plugin distribution or plugin name;'
+        f" installed third-party plugins: kubesched-\\x1b[2Jevil (Evil\\x1b[0m, NodeName), {CONTRIB}"
+    ]

@@ -183,8 +183,11 @@ def _entry_points() -> list[metadata.EntryPoint]:
 
 
 def _dist_of(ep: Any) -> tuple[str, str]:
+    """(name, version) of the distribution of ``ep``; a METADATA without them says so."""
     dist = ep.dist
-    return (dist.metadata["Name"], dist.version) if dist is not None else ("<unknown>", "")
+    if dist is None:
+        return "<unknown>", ""
+    return str(dist.metadata["Name"] or "<unknown>"), str(dist.version or "")
 
 
 #: why an entry point was not loaded: not in the allow-list, or named like a built-in plugin
@@ -299,11 +302,9 @@ class PluginSpec:
 
     def describe_error(self) -> str:
         """One line for a person: the plugin, its distribution and the error (control characters escaped)."""
-        if self.factory is None:
-            return printable(
-                f'plugin "{self.name}" from distribution {self.distribution} {self.version} failed to load: {self.error}'
-            )
         origin = f"{self.distribution} {self.version}" if self.version else self.distribution
+        if self.factory is None:
+            return printable(f'plugin "{self.name}" from distribution {origin} failed to load: {self.error}')
         return printable(f'plugin "{self.name}" ({origin}): {self.error}')
 
 
