@@ -88,18 +88,23 @@ def test_simulate_json(runner):
     report = json.loads(result.stdout)
     assert set(report) == {"pods", "summary"}
     keys = ("namespace", "name", "node", "status", "message")
+    # every pod of the file: the one already running and the other scheduler's too
     assert [{k: p[k] for k in keys} for p in report["pods"]] == [
+        {"namespace": "kube-system", "name": "already-running", "node": "n1", "status": "Running", "message": ""},
         {"namespace": "default", "name": "web", "node": "n2", "status": "Scheduled", "message": ""},
         {"namespace": "team", "name": "api", "node": "n2", "status": "Scheduled", "message": ""},
+        {"namespace": "default", "name": "elsewhere", "node": None, "status": "Ignored", "message": 'schedulerName "some-other-scheduler" is not a profile of this scheduler ("default-scheduler")'},
     ]
     assert all(p["profile"] for p in report["pods"])
     s = report["summary"]
-    assert (s["nodes"], s["pods"], s["scheduled"], s["unschedulable"], s["errors"]) == (
+    assert (s["nodes"], s["pods"], s["scheduled"], s["unschedulable"], s["errors"], s["running"], s["ignored"]) == (
         3,
-        2,
+        4,
         2,
         0,
         0,
+        1,
+        1,
     )
 
 

@@ -1,4 +1,4 @@
-"""``load_manifests`` builds its documents directly (``simulated._Loader``): the objects are
+"""``load_manifests`` builds its documents directly (``manifests._Loader``): the objects are
 those PyYAML's safe loader builds, and what the direct pass leaves to PyYAML (merge keys,
 explicit tags, unhashable keys) keeps PyYAML's results and errors."""
 
@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from kubesched.runtime.cluster.simulated import ManifestError, _Loader, load_manifests
+from kubesched.runtime.cluster.manifests import ManifestError, _Loader, load_manifests
 
 SAFE = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -83,9 +83,14 @@ def test_an_unknown_tag_is_pyyamls_error(tmp_path: Path) -> None:
 
 def test_load_manifests_of_a_file_with_aliases_and_merge_keys(tmp_path: Path) -> None:
     p = tmp_path / "c.yaml"
-    p.write_text(DOCS)
+    p.write_text(DOCS.replace("  dup: 1\n", ""))  # a duplicate key is refused (below)
     objs = load_manifests(p)
     assert [(o["kind"], o["metadata"]["name"]) for o in objs] == [("Node", "n1"), ("Pod", "p1"), ("Pod", "p2")]
     assert objs[1]["spec"]["merged"] == {"x": 1, "y": 9}
     assert objs[1]["spec"]["dup"] == 2 and objs[1]["spec"][80] == "port" and objs[1]["spec"][None] == "none"
     assert objs[1]["spec"]["schedulerName"] == "default-scheduler"
+
+
+def test_load_manifests_refuses_a_duplicate_key(tmp_path: Path) -> None:
+    """PyYAML keeps the last of two equal keys; a cluster file with one is an error."""
+    assert _load_error(tmp_path, DOCS) == 'FILE:19:3: document 2: duplicate key "dup" (first at line 18)'

@@ -1,7 +1,9 @@
-"""``kubesched simulate``'s report on many pods: every pending pod of the file, in file order,
-with its profile, node, status and message, in the table and in JSON. The expected outputs in
+"""``kubesched simulate``'s report on many pods: every pod of the file, in file order, with its
+profile, node, status and message, in the table and in JSON. The expected outputs in
 ``data/simulate_report/`` were written by the report as it was before it found each pod's
-result through a dict (a scan of every result per pod); they must not change."""
+result through a dict (a scan of every result per pod), then given the rows of the pods it
+left out before (already running: Running; another scheduler's: Ignored), the other rows
+unchanged; they must not change."""
 
 from __future__ import annotations
 
@@ -64,9 +66,9 @@ def cluster(nodes: int = 12, pods: int = 160) -> list[dict[str, Any]]:
             "spec": {"schedulerName": sched, "containers": [container]},
         }
         if i % 41 == 0:
-            pod["spec"]["schedulerName"] = "someone-else"  # not ours: not in the report
+            pod["spec"]["schedulerName"] = "someone-else"  # not ours: Ignored
         if i % 23 == 0:
-            pod["spec"]["nodeName"] = f"node-{i % nodes:02d}"  # already running: not in the report
+            pod["spec"]["nodeName"] = f"node-{i % nodes:02d}"  # already running: Running
         if i % 13 == 0:
             pod["spec"]["nodeSelector"] = {"zone": "z9"}  # no such zone
         objs.append(pod)
@@ -96,7 +98,9 @@ def test_json_report_is_unchanged(files: tuple[Path, Path]) -> None:
     s = report["summary"]
     assert s["profiles"] == ["default-scheduler", "packer", "spreader"]
     assert s["scheduled"] > 0 and s["unschedulable"] > 0 and s["errors"] > 0
-    assert s["pods"] == len(report["pods"]) == s["scheduled"] + s["unschedulable"] + s["errors"]
+    assert s["running"] > 0 and s["ignored"] > 0
+    counts = [s[k] for k in ("scheduled", "unschedulable", "errors", "running", "gated", "ignored", "nodeNotFound", "deleted", "pending")]
+    assert s["pods"] == len(report["pods"]) == sum(counts) == 160
 
 
 def test_table_report_is_unchanged(files: tuple[Path, Path]) -> None:

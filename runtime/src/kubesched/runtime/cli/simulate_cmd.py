@@ -5,11 +5,14 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import click
 
+from kubesched.sdk._text import printable
+
+from ..scheduler.results import STATUSES, gated_message, status_before_scheduling
 from . import app
 from .app import guard, load_config_file, main
 
@@ -65,31 +68,62 @@ def simulate(
     by_name: dict[tuple[str, str], Any] = {}
     for r in sched.results.values():
         by_name.setdefault((r.namespace, r.name), r)
-    pods = []
-    for obj in manifests:
-        if obj.get("kind") != "Pod":
-            continue
-        md = obj.get("metadata") or {}
-        ns = str(md.get("namespace") or "default")
-        name = str(md.get("name"))
-        if (obj.get("spec") or {}).get("nodeName"):
-            continue  # already running
-        res = by_name.get((ns, name))
-        if res is None:
-            continue  # another scheduler's pod
-        pods.append(res.as_dict())
+    profiles = [p.scheduler_name for p in cfg.profiles]
+    preempted = {e.regarding: e.note for e in sim.events if e.reason == "Preempted"}
+    pods = [pod_row(sim, obj, profiles, by_name, preempted) for obj in manifests if obj.get("kind") == "Pod"]
+    counts = dict.fromkeys(STATUSES, 0)
+    for p in pods:
+        counts[p["status"]] = counts.get(p["status"], 0) + 1
     summary = {
         "nodes": sched.cache.node_count(),
         "pods": len(pods),
-        "scheduled": sum(1 for p in pods if p["status"] == "Scheduled"),
-        "unschedulable": sum(1 for p in pods if p["status"] == "Unschedulable"),
-        "errors": sum(1 for p in pods if p["status"] == "Error"),
-        "profiles": [p.scheduler_name for p in cfg.profiles],
+        "scheduled": counts["Scheduled"],
+        "unschedulable": counts["Unschedulable"],
+        "errors": counts["Error"],
+        **{_summary_key(s): n for s, n in counts.items() if s not in ("Scheduled", "Unschedulable", "Error")},
+        "profiles": profiles,
     }
     return {"pods": pods, "summary": summary}
 
 
-_STYLE = {"Scheduled": "green", "Unschedulable": "yellow", "Error": "red"}
+def _summary_key(status: str) -> str:
+    return status[0].lower() + status[1:]
+
+
+def pod_row(sim: Any, obj: Mapping[str, Any], profiles: Sequence[str], results: Mapping[tuple[str, str], Any], preempted: Mapping[str, str]) -> dict[str, Any]:
+    """The report's row of one Pod of the input: its scheduling result, or why it has none
+    (refused by the cluster: Error; Running, NodeNotFound, Ignored, Gated, Deleted; see
+    STATUSES). ``preempted``: the note of each victim's Preempted event, by "Pod ns/name"."""
+    md = obj.get("metadata")
+    md = md if isinstance(md, Mapping) else {}
+    ns, name = str(md.get("namespace") or "default"), str(md.get("name"))
+    spec = obj.get("spec")
+    spec = spec if isinstance(spec, Mapping) else {}
+    scheduler_name = spec.get("schedulerName")
+    row = {"namespace": ns, "name": name, "node": None, "status": "Pending", "message": "", "profile": scheduler_name if isinstance(scheduler_name, str) else ""}
+    rejected = sim.rejected.get((ns, name))
+    if rejected is not None:
+        row["status"], row["message"] = "Error", rejected
+        return row
+    before = status_before_scheduling(spec, profiles, lambda n: sim.store.peek("v1", "Node", n, None) is not None)
+    if before is not None:
+        row["status"], row["message"], row["node"] = before
+    else:
+        res = results.get((ns, name))
+        if res is not None:
+            row.update(res.as_dict())
+    current = sim.store.peek("v1", "Pod", name, ns)
+    if current is None and row["status"] in ("Running", "Scheduled"):
+        note = preempted.get(f"Pod {ns}/{name}", "")
+        row["status"], row["message"] = "Deleted", f"deleted during the run, from node {row['node']}" + (f": {note}" if note else "")
+    elif row["status"] == "Pending" and current is not None:
+        gated = gated_message(current.get("spec") or {})
+        if gated is not None:
+            row["status"], row["message"] = "Gated", gated
+    return row
+
+
+_STYLE = {"Scheduled": "green", "Unschedulable": "yellow", "Error": "red", "NodeNotFound": "red", "Gated": "cyan", "Ignored": "magenta", "Running": "blue", "Deleted": "yellow"}
 
 
 def _print_table(report: dict[str, Any], *, fast: bool = True) -> None:
@@ -107,8 +141,9 @@ def _print_table(report: dict[str, Any], *, fast: bool = True) -> None:
     table.add_column("node")
     table.add_column("status")
     table.add_column("message", overflow="fold")
+    # names, nodes and messages come from the input: control characters are escaped
     plain = [
-        (f"{p['namespace']}/{p['name']}", p.get("profile") or "-", p["node"] or "-", p["status"], p["message"])
+        (printable(f"{p['namespace']}/{p['name']}"), printable(p.get("profile") or "-"), printable(p["node"] or "-"), p["status"], printable(p["message"]))
         for p in report["pods"]
     ]
     if not (fast and plain and console.color_system is None and not console.legacy_windows and not console.options.ascii_only and not console.record):
@@ -117,11 +152,14 @@ def _print_table(report: dict[str, Any], *, fast: bool = True) -> None:
         console.print(table)
     else:
         _print_rows(console, table, plain)
-    s = report["summary"]
-    console.print(
-        f"{s['pods']} pods on {s['nodes']} nodes: {s['scheduled']} scheduled, "
-        f"{s['unschedulable']} unschedulable, {s['errors']} errors"
-    )
+    console.print(summary_line(report["summary"]))
+
+
+def summary_line(s: Mapping[str, Any]) -> str:
+    """"N pods on M nodes: a scheduled, b unschedulable, c errors", then the count of every
+    other status that some pod has ("1 running, 2 ignored")."""
+    others = "".join(f", {s[k]} {k if k != 'nodeNotFound' else 'node not found'}" for k in map(_summary_key, STATUSES[3:]) if s.get(k))
+    return f"{s['pods']} pods on {s['nodes']} nodes: {s['scheduled']} scheduled, {s['unschedulable']} unschedulable, {s['errors']} errors{others}"
 
 
 def _is_plain(text: str) -> bool:

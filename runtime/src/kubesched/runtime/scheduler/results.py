@@ -8,14 +8,24 @@ long-running scheduler does not grow with every pod it ever saw.
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from kubesched.sdk import Pod
+from kubesched.sdk._text import cut, quote
 
 from ..scheduling import FitError, ScheduleResult
 
-__all__ = ["RUN_MAX_RESULTS", "PodResult", "Results"]
+__all__ = ["RUN_MAX_RESULTS", "STATUSES", "PodResult", "Results", "gated_message", "status_before_scheduling"]
+
+#: every status a pod of the input ends a finite run with (``kubesched simulate``, ``explain``):
+#: a scheduling outcome (Scheduled, Unschedulable, Error), or why no scheduling cycle decided
+#: it: Running (``spec.nodeName`` of a node in the input), NodeNotFound (of a node that is
+#: not), Ignored (a ``schedulerName`` no profile has), Gated (``spec.schedulingGates``),
+#: Deleted (removed during the run: a preemption victim), Pending (none of these)
+STATUSES = ("Scheduled", "Unschedulable", "Error", "Running", "Gated", "Ignored", "NodeNotFound", "Deleted", "Pending")
 
 #: how many pod results ``kubesched run`` keeps (the newest)
 RUN_MAX_RESULTS = 5000
@@ -26,7 +36,7 @@ class PodResult:
     namespace: str
     name: str
     node: str | None = None
-    status: str = "Pending"  # Scheduled | Unschedulable | Error | Pending | Deleted
+    status: str = "Pending"  # one of STATUSES
     message: str = ""
     attempts: int = 0
     profile: str = ""
@@ -117,3 +127,32 @@ class Results:
                 "scores": {s.name: {ps.name: ps for ps in s.scores} for s in result.scores},
                 "totals": {s.name: s.total_score for s in result.scores},
             }
+
+
+def status_before_scheduling(spec: Any, profiles: Sequence[str], has_node: Callable[[str], bool]) -> tuple[str, str, str | None] | None:
+    """``(status, message, node)`` of a pod no scheduling cycle decides, from its spec: Running
+    or NodeNotFound (``spec.nodeName`` set: of a node the cluster has, or not), Ignored (its
+    ``schedulerName`` is no profile's, with a did-you-mean when one is close). None for a pod
+    of one of ``profiles`` that waits for a node."""
+    node = spec.get("nodeName")
+    if node:
+        if has_node(node):
+            return "Running", "", node
+        return "NodeNotFound", f"spec.nodeName: node {quote(node)} is not in the cluster", node
+    name = spec.get("schedulerName") or "default-scheduler"
+    if name in profiles:
+        return None
+    close = difflib.get_close_matches(str(name), list(profiles), n=1, cutoff=0.8)
+    hint = f'; did you mean "{close[0]}"?' if close else ""
+    known = ", ".join(f'"{p}"' for p in profiles)
+    return "Ignored", f"schedulerName {quote(name)} is not a profile of this scheduler ({known}){hint}", None
+
+
+def gated_message(spec: Any) -> str | None:
+    """kube-scheduler's PodScheduled condition message for a pod with scheduling gates (and
+    the gates' names), or None when the pod has none."""
+    gates = spec.get("schedulingGates")
+    if not gates:
+        return None
+    names = ", ".join(cut(g.get("name") if isinstance(g, dict) else g) for g in gates) if isinstance(gates, list) else cut(gates)
+    return f"Scheduling is blocked due to non-empty scheduling gates: {names}"
