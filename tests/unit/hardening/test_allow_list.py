@@ -363,3 +363,19 @@ def test_control_characters_in_installed_names_are_escaped(tmp_path: Path, monke
         'KUBESCHED_LOAD_PLUGINS entry "nope" matches no installed plugin distribution or plugin name;'
         f" installed third-party plugins: kubesched-\\x1b[2Jevil (Evil\\x1b[0m, NodeName), {CONTRIB}"
     ]
+
+
+def test_cli_plugins_escapes_installed_names_in_the_table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    site = tmp_path / "site"
+    install(site, "kubesched-[red]x\x1b[2J", "1", {"Evil\x1b[0m": "kubesched_evil_missing:Y"}, "kubesched_evil_unused", "")
+    monkeypatch.syspath_prepend(str(site))
+    monkeypatch.delenv("KUBESCHED_LOAD_PLUGINS", raising=False)
+    res = CliRunner().invoke(main, ["plugins"])
+    assert res.exit_code == 0, res.output
+    assert "\x1b" not in res.stdout and "\x1b" not in res.stderr
+    row = next(line for line in res.stdout.splitlines() if "Evil" in line)
+    assert "Evil\\x1b[0m" in row and "kubesched-[red]x\\x1b[2J" in row  # markup shown as text, not applied
+    assert (
+        'broken: plugin "Evil\\x1b[0m" from distribution kubesched-[red]x\\x1b[2J 1 failed to load: '
+        "ModuleNotFoundError: No module named 'kubesched_evil_missing'"
+    ) in res.stderr.splitlines()
