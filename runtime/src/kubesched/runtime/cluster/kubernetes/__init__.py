@@ -11,6 +11,7 @@ One job per module (the way kopf splits its client):
 ``retry``                 the one retry loop (jittered exponential backoff) every caller uses
 ``discovery``             kind -> URL: the built-in table, API discovery, the cluster-scoped kinds
 ``informers``             list + watch into a cache, relist on ``410 Gone``
+``problems``              the informers' failures in words: one log line per error and backoff step
 ``objects``               ``KubeObjects``: get/list/patch/delete for plugins through the Handle
 ``writers``               binding, events, pod conditions and annotations (a background write queue)
 ``cluster``               ``KubernetesCluster``: the Cluster protocol, from the parts above
