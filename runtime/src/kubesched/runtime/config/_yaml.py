@@ -231,8 +231,8 @@ class _Converter:
             raise ConfigError(
                 self.source,
                 path,
-                f"invalid YAML: document contains excessive aliasing (line {line}: "
-                f"{self.aliases} of the first {self.decodes} values come from aliases)",
+                f"invalid YAML: document contains excessive aliasing ({self.aliases} of the "
+                f"first {self.decodes} values come from aliases)",
                 line=line,
             )
 
