@@ -50,6 +50,10 @@ normalizations, each a deliberate difference:
 7. **Deprecated versions.** kube-scheduler 1.36 no longer reads ``v1beta3`` (removed in 1.29);
    kubesched reads it as release 1.28 did (docs/config.md). The row pins kube-scheduler's
    rejection and kubesched's acceptance.
+8. **YAML tags and bounds.** go-yaml's refusals (a tag its value does not resolve to, excessive
+   aliasing) come without a field; kubesched's name it. kubesched refuses a tag outside YAML
+   1.1's core set (``!!python/...``, ``!foo``), whose text go-yaml reads as a string, and nesting
+   deeper than 100 levels (go-yaml's bound is 10,000). Pinned like 5.
 """
 
 from __future__ import annotations
@@ -135,6 +139,26 @@ def pinned(
         id, body, False, api_version=api_version, kube=kube, kubesched=kubesched, common=common,
         listing=listing,
     )
+
+
+def disabled_args(plugin: str, body: str) -> str:
+    """A one-profile file that enables only the queue sort and the binder, and gives the disabled
+    ``plugin`` the args ``body`` (YAML): validatePluginConfig checks them all the same."""
+    args_yaml = textwrap.indent(textwrap.dedent(body).strip("\n"), "      ")
+    return (
+        "profiles:\n- schedulerName: default-scheduler\n  plugins:\n    multiPoint:\n"
+        '      disabled:\n      - name: "*"\n      enabled:\n      - name: PrioritySort\n'
+        "      - name: DefaultBinder\n  pluginConfig:\n"
+        f"  - name: {plugin}\n    args:\n{args_yaml}\n"
+    )
+
+
+def alias_bomb() -> str:
+    """The billion laughs: 9 levels of 9 aliases each (9^9 strings once expanded)."""
+    lines = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
+    for previous, name in zip("abcdefgh", "bcdefghi"):
+        lines.append(f"{name}: &{name} [" + ",".join([f"*{previous}"] * 9) + "]")
+    return "\n".join(lines) + "\n"
 
 
 def args(plugin: str, body: str) -> str:
@@ -682,6 +706,93 @@ ok("plugin-config-for-unknown-plugin", """
             'profiles[0].pluginConfig[0].args.hardPodAffinityWeight: Invalid value: -1: '
             'not in valid range [0, 100]'
         )),
+    # ---------------------------------------------------------------- every pluginConfig entry
+    bad("disabled-defaultpreemption-bad-args", disabled_args("DefaultPreemption", """
+        minCandidateNodesPercentage: 200
+        """), (
+            'profiles[0].pluginConfig[0].args.minCandidateNodesPercentage: Invalid value: '
+            '200: not in valid range [0, 100]'
+        )),
+    bad("disabled-volumebinding-bad-args", disabled_args("VolumeBinding", """
+        bindTimeoutSeconds: -1
+        """), (
+            'profiles[0].pluginConfig[0].args.bindTimeoutSeconds: Invalid value: -1: '
+            'invalid BindTimeoutSeconds, should not be a negative value'
+        )),
+    bad("disabled-spread-bad-args", disabled_args("PodTopologySpread", """
+        defaultingType: Sometimes
+        """), (
+            'profiles[0].pluginConfig[0].args.defaultingType: Unsupported value: '
+            '"Sometimes": supported values: "System", "List"'
+        )),
+    bad("disabled-balancedallocation-bad-args", disabled_args("NodeResourcesBalancedAllocation", """
+        resources:
+        - {name: cpu, weight: 2}
+        """), 'profiles[0].pluginConfig[0].args.resources[0].weight: Invalid value: 2: must be 1'),
+    # validatePluginConfig's map keys NodeResourcesFit's validator as "NodeResourcesFitArgs":
+    # disabled, its args are only decoded
+    ok("disabled-fit-bad-scoring-type", disabled_args("NodeResourcesFit", """
+        scoringStrategy: {type: Foo}
+        """)),
+    pinned("disabled-fit-unknown-field", disabled_args("NodeResourcesFit", """
+        foo: 1
+        """),
+        kube=(
+            'strict decoding error: decoding .profiles[0].pluginConfig[0]: strict decoding '
+            'error: decoding args for plugin NodeResourcesFit: strict decoding error: unknown '
+            'field "foo"'
+        ),
+        kubesched=(
+            'profiles[0].pluginConfig[0].args.foo: unknown field "foo" (known fields: '
+            'ignoredResources, ignoredResourceGroups, scoringStrategy)'
+        ),
+        common='unknown field "foo"',
+    ),
+    # ---------------------------------------------------------------- YAML tags and bounds
+    ok("tag-float-on-an-integer", "parallelism: !!float 8\n"),
+    ok("tag-binary", "leaderElection:\n  resourceName: !!binary a3ViZS1zY2hlZA==\n"),
+    ok("tag-set-on-a-mapping", "leaderElection: !!set {leaderElect: true}\n"),
+    ok("tag-str-on-a-number", "leaderElection:\n  resourceName: !!str 123\n"),
+    pinned("tag-int-not-a-number", "parallelism: !!int x\n",
+        kube="yaml: cannot decode !!str `x` as a !!int",
+        kubesched='parallelism: invalid YAML: cannot decode !!str "x" as a !!int (line 5)',
+        common="cannot decode !!str",
+    ),
+    pinned("tag-int-empty", "parallelism: !!int\n",
+        kube="yaml: cannot decode !!null `` as a !!int",
+        kubesched='parallelism: invalid YAML: cannot decode !!null "" as a !!int (line 5)',
+        common="cannot decode !!null",
+    ),
+    pinned("tag-bool-maybe", "enableProfiling: !!bool maybe\n",
+        kube="yaml: cannot decode !!str `maybe` as a !!bool",
+        kubesched='enableProfiling: invalid YAML: cannot decode !!str "maybe" as a !!bool (line 5)',
+        common="cannot decode !!str",
+    ),
+    pinned("tag-python", "leaderElection:\n  resourceName: !!python/name:os.system x\n",
+        kube="",
+        kubesched=(
+            'leaderElection.resourceName: unsupported YAML tag "!!python/name:os.system" (line '
+            "6): kubesched reads YAML 1.1's core tags only (!!str, !!int, !!float, !!bool, "
+            "!!null, !!binary, !!timestamp, !!map, !!seq, ...)"
+        ),
+        common="",
+    ),
+    pinned("alias-bomb", alias_bomb(),
+        kube="yaml: document contains excessive aliasing",
+        kubesched=(
+            "d[1][6][1]: invalid YAML: document contains excessive aliasing (4555 of the first "
+            "4601 values come from aliases)"
+        ),
+        common="document contains excessive aliasing",
+    ),
+    pinned("nested-490-levels", "profiles: " + "[" * 490 + "]" * 490 + "\n",
+        kube=(
+            "json: cannot unmarshal array into Go struct field KubeSchedulerConfiguration.profiles "
+            "of type v1.KubeSchedulerProfile"
+        ),
+        kubesched="profiles" + "[0]" * 99 + ": nested deeper than 100 levels (line 5)",
+        common="profiles",
+    ),
     pinned(
         "v1beta3-file",
         "",
