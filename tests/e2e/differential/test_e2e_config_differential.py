@@ -31,8 +31,8 @@ normalizations, each a deliberate difference:
 3. **NodeResourcesFitArgs.** kube-scheduler 1.36's validation skips them (its validators map
    keys them as ``"NodeResourcesFitArgs"``), so they fail when the plugin is built, as
    ``initializing plugin "NodeResourcesFit": <path in the args>: ...`` (after normalization 2);
-   kubesched validates them with the file and prints ``profiles[i].pluginConfig[j].args.<path
-   in the args>: ...``. Both prefixes read as ``args.``.
+   kubesched too (it only decodes them with the file) and prints
+   ``profiles[i].pluginConfig[j].args.<path in the args>: ...``. Both prefixes read as ``args.``.
 4. **Help.** kubesched may follow kube-scheduler's whole message with help of its own, after
    ``" ("``: the name a duplicate ``schedulerName`` repeats (kube-scheduler prints ``{}``, the
    JSON of a ``*field.Path``), profiles[0]'s queueSort, the leaseDuration compared with
