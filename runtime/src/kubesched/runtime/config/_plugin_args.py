@@ -35,7 +35,11 @@ _GROUP = "kubesched.plugins"
 @cache
 def _args_class(name: str) -> type[Any] | None:
     """The ``Args`` of the runtime's own plugin ``name`` (None when it has none)."""
-    for ep in importlib.metadata.distribution(_DISTRIBUTION).entry_points:
+    try:
+        entry_points = importlib.metadata.distribution(_DISTRIBUTION).entry_points
+    except importlib.metadata.PackageNotFoundError:  # not installed: the plugin validates its args
+        return None
+    for ep in entry_points:
         if ep.group == _GROUP and ep.name == name:
             args_cls = getattr(ep.load(), "Args", None)
             return args_cls if isinstance(args_cls, type) else None
