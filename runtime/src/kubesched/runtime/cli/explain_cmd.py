@@ -10,6 +10,7 @@ import click
 from . import app
 from .app import guard, load_config_file, main, split_pod
 from .run_cmd import required_kinds
+from .simulate_cmd import explain_status
 
 
 @main.command("explain")
@@ -65,6 +66,9 @@ def explain_simulated(cluster_path: str, pod: str, config_path: str | None = Non
     sched = Scheduler(cfg, reg, sim, seed=seed, simulated=True)
     try:
         sim.run(sched)
+        early = explain_status(sim, target, list(sched.frameworks), manifests.where(target))
+        if early is not None:  # what simulate reports for a pod it does not schedule
+            return early
         raw = dict(target)
         spec = dict(raw.get("spec") or {})
         spec.pop("nodeName", None)
@@ -150,56 +154,6 @@ def _wait_for_sync(cluster: Any, *, fail_after: float = FAIL_AFTER, timeout: flo
 
 
 def _print_explanation(ex: Any) -> None:
-    from rich.console import Console
-    from rich.markup import escape
-    from rich.table import Table
+    from ..observe.explain import render_explanation
 
-    console = Console(width=max(140, Console().width))
-    console.print(f"[bold]{escape(ex.pod)}[/] (profile {escape(ex.profile)})")
-    if ex.error and not ex.prefilter and not ex.filter:
-        console.print(f"[red]Error[/]: {escape(ex.error)}")
-        return
-    if ex.prefilter:
-        console.print("PreFilter: " + escape(", ".join(f"{k}={v}" for k, v in ex.prefilter.items())))
-    skipped = sorted({p for v in ex.filter.values() for p, r in v.items() if r == "skipped"})
-    t = Table(title="Filter: every plugin on every node")
-    t.add_column("node")
-    t.add_column("result")
-    t.add_column("rejected by (plugin: reason)", overflow="fold")
-    t.add_column("passed")
-    for node, verdicts in ex.filter.items():
-        bad = [(p, r) for p, r in verdicts.items() if r not in ("passed", "skipped")]
-        passed = [p for p, r in verdicts.items() if r == "passed"]
-        t.add_row(
-            escape(node),
-            "[green]feasible[/]" if not bad else "[yellow]rejected[/]",
-            escape("\n".join(f"{p}: {r}" for p, r in bad)),
-            str(len(passed)),
-        )
-    if ex.filter:
-        console.print(t)
-    if skipped:
-        console.print("skipped for this pod (PreFilter returned Skip): " + escape(", ".join(skipped)))
-    if ex.scores:
-        splugins: list[str] = []
-        for per in ex.scores.values():
-            for p in per:
-                if p not in splugins:
-                    splugins.append(p)
-        st = Table(title="Score: raw / normalized / weighted")
-        st.add_column("node")
-        for p in splugins:
-            st.add_column(p)
-        st.add_column("total")
-        for node, total in ex.ranking:
-            per = ex.scores[node]
-            st.add_row(escape(node), *[("{}/{}/{}".format(*per[p]) if p in per else "-") for p in splugins], str(total))
-        console.print(st)
-    if ex.postfilter:
-        console.print("PostFilter: " + escape(ex.postfilter))
-    if ex.error:
-        console.print(f"[red]Error[/]: {escape(ex.error)}")
-    elif ex.selected:
-        console.print(f"selected node: [bold green]{escape(ex.selected)}[/]")
-    else:
-        console.print(f"[yellow]unschedulable[/]: {escape(ex.message)}")
+    render_explanation(ex)

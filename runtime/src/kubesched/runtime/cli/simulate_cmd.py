@@ -123,6 +123,37 @@ def pod_row(sim: Any, obj: Mapping[str, Any], profiles: Sequence[str], results: 
     return row
 
 
+def explain_status(sim: Any, obj: Mapping[str, Any], profiles: Sequence[str], where: str) -> Any:
+    """``kubesched explain`` of a pod ``simulate`` reports without a scheduling cycle: an
+    Explanation with simulate's status and message (Error for a pod the cluster refuses,
+    NodeNotFound, Ignored, Gated), or None for a pod to dry-run (one waiting for a node, or
+    Running: explained as if it were not placed yet). ``where`` names the pod's file and
+    document."""
+    from ..cluster.manifests import pod_problem
+    from ..observe.explain import Explanation
+
+    md = obj.get("metadata")
+    md = md if isinstance(md, Mapping) else {}
+    spec = obj.get("spec")
+    spec = spec if isinstance(spec, Mapping) else {}
+    name = spec.get("schedulerName")
+    ex = Explanation(pod=f"{md.get('namespace') or 'default'}/{md.get('name')}", profile=name if isinstance(name, str) else "")
+    problem = pod_problem(obj)
+    if problem is not None:
+        ex.outcome, ex.message = "Error", f"{where}: {problem}"
+        ex.error = ex.message
+        return ex
+    before = status_before_scheduling(spec, profiles, lambda n: sim.store.peek("v1", "Node", n, None) is not None)
+    if before is not None and before[0] != "Running":
+        ex.outcome, ex.message = before[0], before[1]
+        return ex
+    gated = gated_message(spec) if before is None else None
+    if gated is not None:
+        ex.outcome, ex.message = "Gated", gated
+        return ex
+    return None
+
+
 _STYLE = {"Scheduled": "green", "Unschedulable": "yellow", "Error": "red", "NodeNotFound": "red", "Gated": "cyan", "Ignored": "magenta", "Running": "blue", "Deleted": "yellow"}
 
 

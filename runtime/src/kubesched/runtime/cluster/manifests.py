@@ -194,6 +194,17 @@ class _Loader(_BASE_LOADER):  # type: ignore[misc]
             data = super().construct_document(node)
         return data
 
+    def construct_object(self, node: Any, deep: bool = False) -> Any:
+        """PyYAML's, with a value its constructor cannot take (``!!int a``, ``!!float []``:
+        ValueError, IndexError, ...) made a YAML error at the node."""
+        try:
+            return super().construct_object(node, deep)
+        except (yaml.YAMLError, RecursionError, MemoryError):
+            raise
+        except Exception as e:
+            value = f" from {quote(node.value)}" if type(node) is yaml.ScalarNode else ""
+            raise yaml.constructor.ConstructorError(None, None, f"cannot construct {node.tag}{value} ({type(e).__name__})", node.start_mark) from None
+
     def _build(self, node: Any, memo: dict[Any, Any]) -> Any:
         tag = node.tag
         if tag == _STR and type(node) is yaml.ScalarNode:
@@ -396,6 +407,11 @@ def load_manifests(path: str | os.PathLike[str]) -> Manifests:
             value = md.get(field)
             if value is not None and not isinstance(value, str):
                 raise ManifestError(f"{where}: metadata.{field}: expected a string, got {_type_name(value)}")
+        if kind != "Pod":  # a Pod of a bad shape is an Error for that pod (pod_problem)
+            for field in ("spec", "status"):
+                value = d.get(field)
+                if value is not None and not isinstance(value, Mapping):
+                    raise ManifestError(f"{where}: {field}: expected a mapping, got {_type_name(value)}")
         obj = dict(d)
         if kind == "Node":
             try:

@@ -22,11 +22,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kubesched.sdk import Code, CycleState, NodeInfo, Pod, PreFilterResult, Status
+from kubesched.sdk._text import printable
 
 from ..framework.contract import contract_error, plugin_error, split_result
 from ..framework.runners import no_common_nodes
 
-__all__ = ["ANNOTATION_PREFIX", "Explanation", "ResultRecorder", "explain_pod"]
+__all__ = ["ANNOTATION_PREFIX", "Explanation", "ResultRecorder", "explain_pod", "render_explanation"]
 
 log = logging.getLogger("kubesched.explain")
 
@@ -54,10 +55,16 @@ class Explanation:
     selected: str | None = None
     message: str = ""
     error: str = ""
+    #: the status of a pod that was not dry-run, as ``kubesched simulate`` reports it (Gated,
+    #: Ignored, NodeNotFound, or Error for a pod the cluster refuses), with ``message``
+    outcome: str = ""
 
     @property
     def status(self) -> str:
-        """What ``kubesched simulate`` would report: Scheduled, Unschedulable or Error."""
+        """What ``kubesched simulate`` would report: Scheduled, Unschedulable or Error, or the
+        ``outcome`` of a pod that was not dry-run."""
+        if self.outcome:
+            return self.outcome
         return "Error" if self.error else ("Scheduled" if self.selected else "Unschedulable")
 
     def as_dict(self) -> dict[str, Any]:
@@ -287,6 +294,72 @@ def explain_pod(framework: Any, snapshot: Any, pod: Pod, *, select: Callable[[li
     else:
         ex.selected = ex.ranking[0][0]
     return ex
+
+
+def render_explanation(ex: Explanation, console: Any = None) -> None:
+    """``kubesched explain``'s human-readable output: the verdicts, the scores and the outcome.
+    Names, reasons and messages come from the input and plugins: control characters are
+    escaped (``-o json`` has them as they are, JSON-escaped)."""
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.table import Table
+
+    def text(s: object) -> str:
+        return escape(printable(s))
+
+    console = console or Console(width=max(140, Console().width))
+    console.print(f"[bold]{text(ex.pod)}[/] (profile {text(ex.profile or '-')})")
+    if ex.outcome:
+        style = "red" if ex.outcome in ("Error", "NodeNotFound") else "yellow"
+        console.print(f"[{style}]{ex.outcome}[/]: {text(ex.message)}")
+        return
+    if ex.error and not ex.prefilter and not ex.filter:
+        console.print(f"[red]Error[/]: {text(ex.error)}")
+        return
+    if ex.prefilter:
+        console.print("PreFilter: " + text(", ".join(f"{k}={v}" for k, v in ex.prefilter.items())))
+    skipped = sorted({p for v in ex.filter.values() for p, r in v.items() if r == "skipped"})
+    t = Table(title="Filter: every plugin on every node")
+    t.add_column("node")
+    t.add_column("result")
+    t.add_column("rejected by (plugin: reason)", overflow="fold")
+    t.add_column("passed")
+    for node, verdicts in ex.filter.items():
+        bad = [(p, r) for p, r in verdicts.items() if r not in ("passed", "skipped")]
+        passed = [p for p, r in verdicts.items() if r == "passed"]
+        t.add_row(
+            text(node),
+            "[green]feasible[/]" if not bad else "[yellow]rejected[/]",
+            "\n".join(text(f"{p}: {r}") for p, r in bad),
+            str(len(passed)),
+        )
+    if ex.filter:
+        console.print(t)
+    if skipped:
+        console.print("skipped for this pod (PreFilter returned Skip): " + text(", ".join(skipped)))
+    if ex.scores:
+        splugins: list[str] = []
+        for per in ex.scores.values():
+            for p in per:
+                if p not in splugins:
+                    splugins.append(p)
+        st = Table(title="Score: raw / normalized / weighted")
+        st.add_column("node")
+        for p in splugins:
+            st.add_column(text(p))
+        st.add_column("total")
+        for node, total in ex.ranking:
+            per = ex.scores[node]
+            st.add_row(text(node), *[("{}/{}/{}".format(*per[p]) if p in per else "-") for p in splugins], str(total))
+        console.print(st)
+    if ex.postfilter:
+        console.print("PostFilter: " + text(ex.postfilter))
+    if ex.error:
+        console.print(f"[red]Error[/]: {text(ex.error)}")
+    elif ex.selected:
+        console.print(f"selected node: [bold green]{text(ex.selected)}[/]")
+    else:
+        console.print(f"[yellow]unschedulable[/]: {text(ex.message)}")
 
 
 class ResultRecorder:
