@@ -18,9 +18,10 @@ Ported from kubernetes/kubernetes:
 * ``pkg/scheduler/framework/runtime/framework.go`` — ``NewFramework``'s ``updatePluginList``,
   ``expandMultiPointPlugins`` and ``getScoreWeights`` (see :func:`expand_plugins`).
 
-Not ported: plugin-args defaulting and validation (``validation_pluginargs.go``,
-``SetDefaults_*Args``): each plugin receives its args as written and validates them; extenders
-(rejected with an error naming ``extenders``).
+Plugin args (``validation_pluginargs.go``, ``SetDefaults_*Args``) are defaulted and validated by
+each plugin's ``Args`` type: with the file for every ``pluginConfig`` entry of an in-tree plugin,
+as ``validatePluginConfig`` does, and when the plugin is built. Not ported: extenders (rejected
+with an error naming ``extenders``).
 """
 
 from __future__ import annotations

@@ -16,7 +16,6 @@ from typing import Any
 from kubesched.sdk._text import cut
 
 from . import _validate
-from ._plugin_args import args_check
 from ._schema import PLACEMENT_POINTS, SCHEMAS, Decoder, go_repr
 from ._types import (
     DEFAULT_SCHEDULER_NAME,
@@ -38,7 +37,7 @@ from ._types import (
     SchedulerConfiguration,
     suggest,
 )
-from ._validate import PluginConfigEntry
+from ._validate import PluginConfigEntry, args_check
 from ._yaml import join_index, parse_document, plain_data
 from .defaults import default_plugins, merge_plugins
 
