@@ -23,6 +23,7 @@ from kubesched.sdk import (
     parse_quantity,
     value,
 )
+from kubesched.sdk.quantity import RESOURCE_LIMIT
 
 FORMAT = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
 SUFFIX = "unable to parse quantity's suffix"
@@ -259,7 +260,8 @@ def test_quantity_errors_are_gos(text, message):
 def test_absurd_node_quantities_give_no_overflow():
     n = Node(node({"allocatable": {"cpu": "1e400", "memory": "9" * 5000, "example.com/gpu": "1e400"}}))
     n.validate()
-    assert (n.allocatable.milli_cpu, n.allocatable.memory, n.allocatable.scalar["example.com/gpu"]) == (INT64_MAX,) * 3
+    # the scheduler's accounting bounds each amount at RESOURCE_LIMIT (2^53 - 1)
+    assert (n.allocatable.milli_cpu, n.allocatable.memory, n.allocatable.scalar["example.com/gpu"]) == (RESOURCE_LIMIT,) * 3
 
 
 # end to end: the simulated scheduler with the default profile ----------------------------------
@@ -288,6 +290,34 @@ E2E = [
     ({"containers": [{"name": "c", "resources": {"requests": {"cpu": "-4"}}}]}, 'spec.containers[0].resources.requests.cpu: Invalid value: "-4": ' + NEG),
     ({"containers": [{"name": "c", "resources": {"requests": {"cpu": "1K"}}}]}, f'spec.containers[0].resources.requests.cpu: "1K": {SUFFIX}'),
 ]
+
+
+def test_one_absurd_node_or_pod_poisons_no_other_pod():
+    """cpu: 1e400 beside a normal node: without the bound the scores' int64 arithmetic
+    overflowed and every pod was an Error ("invalid score")."""
+    huge = {"kind": "Node", "metadata": {"name": "huge"}, "status": {"allocatable": {"cpu": "1e400", "memory": "1e400", "pods": "110", "example.com/x": "1e400"}}}
+    big = {"kind": "Pod", "metadata": {"name": "big"}, "spec": {"containers": [
+        {"name": c, "resources": {"requests": {"cpu": "1e400", "example.com/x": "1e400"}}} for c in ("a", "b")]}}
+    x = {"kind": "Pod", "metadata": {"name": "x"}, "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "1", "example.com/x": "1e300"}}}]}}
+    out = _run([GOOD_NODE, huge, GOOD_POD, x, big])
+    assert out["default/good"][0] == "Scheduled"
+    assert out["default/x"][0] == "Scheduled"
+    assert out["default/big"][0] == "Unschedulable"
+    assert out["default/big"][1].startswith("0/2 nodes are available: 2 Insufficient cpu, 2 Insufficient example.com/x.")
+
+
+def test_node_sums_beyond_int64_are_bounded_in_the_columns():
+    from kubesched.sdk import NodeInfo
+    from kubesched.sdk.columns import NodeColumns
+
+    ni = NodeInfo(Node(node({"allocatable": {"cpu": "1e400", "pods": "5000"}})))
+    for k in range(1100):  # each at RESOURCE_LIMIT: the sum is beyond int64
+        ni.add_pod(Pod({"metadata": {"name": f"p{k}", "uid": f"u{k}"}, "spec": {"nodeName": "n", "containers": [{"name": "c", "resources": {"requests": {"cpu": "1e400"}}}]}}))
+    assert ni.requested.milli_cpu == 1100 * RESOURCE_LIMIT
+    cols = NodeColumns([ni])
+    assert int(cols.requested("cpu")[0]) == 1 << 62
+    assert int(cols.allocatable("cpu")[0]) == RESOURCE_LIMIT
+    assert int(cols.pod_count[0]) == 1100
 
 
 @pytest.mark.parametrize(("spec", "message"), E2E)

@@ -137,7 +137,14 @@ class NodeColumns:
         return a
 
     def _write(self, i: int) -> None:
-        ni = self.infos[i]
+        try:
+            self._write_row(i, self.infos[i])
+        except OverflowError:
+            # a node's sums beyond int64 (over a thousand pods each at RESOURCE_LIMIT): the row
+            # is written from a copy whose totals are bounded, so the columns stay int64
+            self._write_row(i, _Bounded(self.infos[i]))
+
+    def _write_row(self, i: int, ni: Any) -> None:
         self.generations[i] = ni.generation
         node = ni.node
         if node is not self._nodes[i]:
@@ -261,6 +268,28 @@ class NodeColumns:
 
     def __repr__(self) -> str:
         return f"NodeColumns(n={self.n}, resources={sorted(self._alloc)})"
+
+
+class _Bounded:
+    """A NodeInfo's totals, each within ``_INT64_BOUND`` (only for :meth:`NodeColumns._write`)."""
+
+    def __init__(self, ni: Any) -> None:
+        self.generation, self.node, self.pods = ni.generation, ni.node, ni.pods
+        self.allocatable = _bounded_resource(ni.allocatable)
+        self.requested = _bounded_resource(ni.requested)
+        self.non_zero_requested = _bounded_resource(ni.non_zero_requested)
+
+
+_INT64_BOUND = (1 << 62)
+
+
+def _bounded_resource(r: Any) -> Any:
+    r = r.clone()
+    b = _INT64_BOUND
+    r.milli_cpu, r.memory = min(r.milli_cpu, b), min(r.memory, b)
+    r.ephemeral_storage, r.allowed_pod_number = min(r.ephemeral_storage, b), min(r.allowed_pod_number, b)
+    r.scalar = {k: min(v, b) for k, v in r.scalar.items()}
+    return r
 
 
 def default_normalize_columns(max_priority: int, reverse: bool, scores: NDArray[np.int64]) -> NDArray[np.int64]:

@@ -18,6 +18,13 @@ up to 10^-9; so a 5,000-digit string or ``1e2147483647`` costs no more than ``1`
 :func:`milli_value` and :func:`value` round up, as ``resource.Quantity.MilliValue()`` and
 ``Value()`` do, and saturate at the int64 bounds where Go's wrap around (Go's ``MilliValue()``
 of ``1Ei`` is negative, its ``Value()`` of ``1e19`` is 0).
+
+The scheduler's own accounting (:class:`~kubesched.sdk.objects.resource.Resource`, a pod's
+requests) bounds each amount at ``RESOURCE_LIMIT`` (2^53 - 1: 9 PB of memory, 9 trillion CPUs)
+with :func:`bounded`. Realistic amounts are far below it, and what is beyond it behaves as that
+much; in exchange the sums over a node's pods and the scores' ``amount * 100`` stay inside
+int64, so one absurd node or pod (``cpu: 1e400``) cannot overflow the arithmetic that every
+other pod's cycle shares.
 """
 
 from __future__ import annotations
@@ -28,7 +35,7 @@ from functools import lru_cache
 
 from ._text import quote
 
-__all__ = ["INT64_MAX", "QUANTITY_LIMIT", "QuantityError", "milli_value", "parse_quantity", "saturate", "value"]
+__all__ = ["INT64_MAX", "QUANTITY_LIMIT", "RESOURCE_LIMIT", "QuantityError", "bounded", "milli_value", "parse_quantity", "saturate", "value"]
 
 
 class QuantityError(ValueError):
@@ -39,6 +46,8 @@ class QuantityError(ValueError):
 QUANTITY_LIMIT = 10**64
 INT64_MAX = (1 << 63) - 1
 INT64_MIN = -(1 << 63)
+#: the largest amount the scheduler's accounting keeps for one quantity (see the module's doc)
+RESOURCE_LIMIT = (1 << 53) - 1
 
 _BINARY = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60}
 _DECIMAL = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
@@ -174,6 +183,11 @@ def _ceil(f: Fraction) -> int:
 def saturate(n: int) -> int:
     """``n`` within the int64 bounds (Go's ``Value()`` / ``MilliValue()`` range)."""
     return INT64_MAX if n > INT64_MAX else INT64_MIN if n < INT64_MIN else n
+
+
+def bounded(n: int) -> int:
+    """``n`` within ``±RESOURCE_LIMIT``: one amount as the scheduler's accounting keeps it."""
+    return RESOURCE_LIMIT if n > RESOURCE_LIMIT else -RESOURCE_LIMIT if n < -RESOURCE_LIMIT else n
 
 
 def milli_value(quantity: str | int | float) -> int:

@@ -15,7 +15,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from .._text import cut
-from ..quantity import QuantityError, parse_quantity, saturate
+from ..quantity import QuantityError, bounded, parse_quantity
 from ..selectors import InvalidObjectError
 from .resource import DEFAULT_MEMORY_REQUEST, DEFAULT_MILLI_CPU_REQUEST, _ceil
 from .view import _mapping, _objects
@@ -234,10 +234,10 @@ def _pod_level_status_requests(pod: Pod, spec_level: Requests) -> Requests | Non
 
 def quantity_value(reqs: Mapping[str, Fraction], name: str) -> int:
     """``requests[name]`` as the scheduler reads it: ``MilliValue()`` for cpu, ``Value()``
-    otherwise (both round up); 0 when absent."""
+    otherwise (both round up), bounded at ``quantity.RESOURCE_LIMIT``; 0 when absent."""
     q = reqs.get(name)
     if q is None:
         return 0
     if name == _CPU:
-        return saturate(_ceil(q * 1000))
-    return saturate(_ceil(q))
+        return bounded(_ceil(q * 1000))
+    return bounded(_ceil(q))

@@ -7,7 +7,7 @@ from fractions import Fraction
 from typing import Any, NoReturn
 
 from .._text import cut
-from ..quantity import QuantityError, parse_quantity, saturate
+from ..quantity import QuantityError, bounded, parse_quantity
 from ..readonly import ReadOnlyDict
 from ..selectors import InvalidObjectError
 
@@ -72,17 +72,17 @@ class Resource:
 
     def add_quantity(self, name: str, q: Fraction) -> None:
         """Add one quantity, as ``MilliValue()`` for cpu and ``Value()`` otherwise (rounded up,
-        saturated at the int64 bounds)."""
+        bounded at ``quantity.RESOURCE_LIMIT``)."""
         if name == _CPU:
-            self.milli_cpu += saturate(_ceil(q * 1000))
+            self.milli_cpu += bounded(_ceil(q * 1000))
         elif name == _MEMORY:
-            self.memory += saturate(_ceil(q))
+            self.memory += bounded(_ceil(q))
         elif name == _PODS:
-            self.allowed_pod_number += saturate(_ceil(q))
+            self.allowed_pod_number += bounded(_ceil(q))
         elif name == _EPHEMERAL:
-            self.ephemeral_storage += saturate(_ceil(q))
+            self.ephemeral_storage += bounded(_ceil(q))
         elif is_scalar_resource(name):
-            self.scalar[name] = self.scalar.get(name, 0) + saturate(_ceil(q))
+            self.scalar[name] = self.scalar.get(name, 0) + bounded(_ceil(q))
 
     def get(self, name: str) -> int:
         """The amount of one resource by its API name."""
