@@ -132,3 +132,22 @@ def test_explain_escapes_control_characters(cluster: Path) -> None:
         "default/evil\\x1b[2J (profile default-scheduler)",
         "Error: FILE: document 10 (Pod evil\\x1b[2J): metadata.annotations[note]: expected a string, got a mapping",
     ]
+
+
+def test_a_pod_whose_binding_cycle_failed_is_never_scheduled(ks) -> None:
+    """Bind stored the binding, then failed: the cluster has the pod on n1, and the binding
+    cycle failed; the result is the Error, with the node, not Scheduled."""
+    from kubesched.sdk import Code, Status, hookimpl
+
+    class BindThenFail:
+        def __init__(self, handle):
+            self.handle = handle
+
+        @hookimpl
+        def bind(self, pod, node_name):
+            self.handle.bind_pod(pod, node_name)
+            return Status(Code.ERROR, "the apiserver answered 500 after storing the binding")
+
+    r = ks.run({"B": BindThenFail}, {"bind": ["B"]}, ks.nodes(1) + [ks.pod("p")])
+    res = r.result("p")
+    assert (res.status, res.node, res.message) == ("Error", "n1", 'running Bind plugin "B": the apiserver answered 500 after storing the binding (yet the pod is bound to node n1)')

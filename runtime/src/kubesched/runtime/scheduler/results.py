@@ -102,10 +102,19 @@ class Results:
         res.status, res.node, res.message = "Scheduled", host, ""
 
     def assigned(self, pod: Pod) -> None:
-        """The cluster says the pod is on a node (our bind, or someone else's)."""
+        """The cluster says the pod is on a node (our bind, or someone else's). A pod whose
+        last attempt ended in an Error (its binding cycle failed after the binding was
+        stored, say) stays an Error, with the node: only a binding cycle that succeeded
+        (:meth:`bound`) makes it Scheduled."""
         res = self.pods.get(pod.uid)
-        if res is not None and res.status != "Scheduled":
-            res.status, res.node, res.message = "Scheduled", pod.node_name, ""
+        if res is None or res.status == "Scheduled":
+            return
+        if res.status == "Error":
+            if res.node is None:
+                res.node = pod.node_name
+                res.message += f" (yet the pod is bound to node {pod.node_name})"
+            return
+        res.status, res.node, res.message = "Scheduled", pod.node_name, ""
 
     def deleted(self, uid: str, *, assigned: bool) -> None:
         if self.max_pods is not None:
