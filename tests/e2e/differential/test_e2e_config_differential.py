@@ -734,6 +734,20 @@ ok("plugin-config-for-unknown-plugin", """
     ok("disabled-fit-bad-scoring-type", disabled_args("NodeResourcesFit", """
         scoringStrategy: {type: Foo}
         """)),
+    # pluginsNeeded: a plugin multiPoint enables is built even when the file disables it at
+    # every extension point it has, so its args fail when it is built
+    bad("multipoint-fit-disabled-at-each-point-bad-scoring-type", (
+        "profiles:\n- schedulerName: default-scheduler\n  plugins:\n"
+        "    preFilter:\n      disabled:\n      - name: NodeResourcesFit\n"
+        "    filter:\n      disabled:\n      - name: NodeResourcesFit\n"
+        "    score:\n      disabled:\n      - name: NodeResourcesFit\n"
+        "  pluginConfig:\n  - name: NodeResourcesFit\n    args:\n"
+        "      scoringStrategy:\n        type: Foo\n"
+        "        resources:\n        - {name: cpu, weight: 1}\n"
+    ), (
+        'args.scoringStrategy.type: Unsupported value: "Foo": supported values: '
+        '"LeastAllocated", "MostAllocated", "RequestedToCapacityRatio"'
+    )),
     pinned("disabled-fit-unknown-field", disabled_args("NodeResourcesFit", """
         foo: 1
         """),

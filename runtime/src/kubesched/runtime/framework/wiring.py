@@ -96,6 +96,11 @@ def _wire(fw: FrameworkImpl, profile: Profile, registry: Registry, services: Fra
         for r in refs:
             if r.name not in used:
                 used.append(r.name)
+    # pluginsNeeded: every plugin multiPoint enables is built (its args checked, its events
+    # registered), even one the file then disables at each of its extension points
+    for r in profile.plugins.multi_point.enabled:
+        if r.name not in used:
+            used.append(r.name)
     cfg_index = {name: i for i, name in enumerate(profile.plugin_config)}
     for name in used:
         spec = registry.get(name)
