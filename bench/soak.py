@@ -270,13 +270,10 @@ def svg_plot(samples: Sequence[dict[str, Any]], warmup_s: float, tolerance: floa
         pts = [(s["t"], s[key]) for s in samples if s.get(key) is not None]
         vals = [v for _, v in pts]
         fl = flatness(samples, key, warmup_s, tolerance) if banded else None
-        lo = min([*vals, *([fl["level"] * (1 - tolerance)] if fl and fl.get("level") else [])], default=0.0)
+        # every axis starts at 0, so that a flat line looks flat and a ±10 % band looks its size
+        lo = 0.0
         hi = max([*vals, *([fl["level"] * (1 + tolerance)] if fl and fl.get("level") else [])], default=1.0)
-        lo = 0.0 if not banded else lo
-        if hi <= lo:
-            hi = lo + 1.0
-        pad = (hi - lo) * 0.05
-        lo, hi = (lo - pad if banded else lo), hi + pad
+        hi = (hi or 1.0) * 1.05
 
         def y(v: float, y0: float = y0, lo: float = lo, hi: float = hi) -> float:
             return y0 + panel_h - panel_h * (v - lo) / (hi - lo)
@@ -780,7 +777,8 @@ def render(r: dict[str, Any], command: str, svg_name: str) -> str:
         command,
         "```",
         "",
-        f"kubesched: `{r.get('kubesched_command', '')}` (default profile, qps/burst 5000, leader election off).",
+        f"kubesched: `{r.get('kubesched_command', '')}` (default profile, qps/burst 5000, leader election off)"
+        + (f", from the committed code at `{r['code']}` (`git archive HEAD`, so that uncommitted work in the tree does not reach it)." if a.get("snapshot") else "."),
         "",
         "## Flatness (after a warm-up of "
         f"{a['warmup_minutes']} min; level = median of the samples after it; tolerance ±{a['tolerance']:.0%})",
@@ -854,14 +852,21 @@ def main(argv: list[str] | None = None) -> int:
                     help="run kubesched from the committed code (git archive HEAD into WORKDIR-src), not the working tree")
     ap.add_argument("--workdir", default="/tmp/kubesched-soak")
     ap.add_argument("--out-dir", default=str(HERE / "results" / "soak"))
+    ap.add_argument("--render", metavar="JSON", help="rewrite the .md and .svg of a recorded run from its JSON (no run)")
     a = ap.parse_args(argv)
-    r = soak(a)
-    out = Path(a.out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    stem = f"{dt.date.today().isoformat()}-{r['code'].split('+')[0]}"
-    command = "python bench/soak.py " + " ".join(argv if argv is not None else sys.argv[1:])
-    r["command"] = command.strip()
-    (out / f"{stem}.json").write_text(json.dumps(r, indent=1) + "\n")
+    if a.render:
+        path = Path(a.render)
+        r = json.loads(path.read_text())
+        out, stem = path.parent, path.stem
+        a = argparse.Namespace(**r["args"])
+    else:
+        r = soak(a)
+        out = Path(a.out_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        stem = f"{dt.date.today().isoformat()}-{r['code'].split('+')[0]}"
+        command = "python bench/soak.py " + " ".join(argv if argv is not None else sys.argv[1:])
+        r["command"] = command.strip()
+        (out / f"{stem}.json").write_text(json.dumps(r, indent=1) + "\n")
     (out / f"{stem}.svg").write_text(svg_plot(r["samples"], a.warmup_minutes * 60, a.tolerance, f"kubesched run, soak {stem}: {r['pods_created']:,} pods"))
     (out / f"{stem}.md").write_text(render(r, r["command"], f"{stem}.svg"))
     ok, lines = verdict(r)
