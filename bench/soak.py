@@ -295,7 +295,7 @@ def svg_plot(samples: Sequence[dict[str, Any]], warmup_s: float, tolerance: floa
             for v, dash in ((lv, ""), (lv * (1 - tolerance), ' stroke-dasharray="4 3"'), (lv * (1 + tolerance), ' stroke-dasharray="4 3"')):
                 out.append(f'<line x1="{x(warmup_s):.1f}" x2="{left + plot_w}" y1="{y(v):.1f}" y2="{y(v):.1f}" stroke="#d62728" stroke-width="1"{dash}/>')
             out.append(
-                f'<text x="{left + plot_w - 4}" y="{y0 + 12}" text-anchor="end" fill="#d62728">level {lv:g} (median after warm-up), '
+                f'<text x="{left + plot_w}" y="{y0 - 6}" text-anchor="end" fill="#d62728">level {lv:g} (median after warm-up), '
                 f'±{tolerance:.0%} dashed; max deviation {fl["max_deviation"]:.1%}</text>'
             )
         if pts:
