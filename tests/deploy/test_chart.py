@@ -463,16 +463,19 @@ def test_rules_match_what_the_runtime_enables(render: Any, tmp_path: Path, varia
         event_recorder=None,
         bind_pod=lambda p, n: None,
     )
-    enabled: set[str] = set()
+    enabled: set[str] = set()  # plugins that run at some extension point
+    built: set[str] = set()  # plugins built (pluginsNeeded: every plugin multiPoint enables)
     for profile in cfg.profiles:
-        enabled |= set(Framework.build(profile, reg, services, source=cfg.source).plugins)
+        fw = Framework.build(profile, reg, services, source=cfg.source)
+        built |= set(fw.plugins)
+        enabled |= {name for names in fw.points.values() for name in names}
     granted = perms(one(docs, "ClusterRole"))
 
     # the informers: exactly the kinds kubesched list+watches are granted get+list+watch: those
     # of cli.required_kinds (started at start-up) and those the enabled plugins read through
     # handle.objects without registering events for them (informers started on first read)
     watched = {_plural(k) for k in ["Node", "Pod", *required_kinds(cfg, reg)]}
-    for plugin in enabled:
+    for plugin in built:
         watched |= LAZY_READS.get(plugin, set())
     for verb in READ:
         assert {(g, r) for g, r, v, _ in granted if v == verb} == watched, verb

@@ -137,6 +137,30 @@ contribPlugins.<x>.enabled, or named in any `enabled` list.
 {{- toJson $on }}
 {{- end }}
 
+{{/*
+Which default plugins are built, as JSON {name: true}: kube-scheduler's pluginsNeeded builds
+every plugin multiPoint enables, even one disabled at each of its extension points, and a built
+plugin's informers run (DefaultPreemption's PodDisruptionBudgets). Built in a profile unless its
+name or "*" is in plugins.multiPoint.disabled; naming it in any `enabled` list builds it.
+*/}}
+{{- define "kubesched.pluginsBuilt" -}}
+{{- $profiles := include "kubesched.profiles" . | fromYamlArray }}
+{{- $built := dict }}
+{{- range $prof := $profiles }}
+{{- $plugins := default (dict) $prof.plugins }}
+{{- $mp := list }}
+{{- range (default (list) (dig "multiPoint" "disabled" (list) $plugins)) }}{{- $mp = append $mp .name }}{{- end }}
+{{- range $name := list "DefaultPreemption" }}
+{{- $enabled := false }}
+{{- range $point, $set := $plugins }}
+{{- range (default (list) (get (default (dict) $set) "enabled")) }}{{- if eq .name $name }}{{- $enabled = true }}{{- end }}{{- end }}
+{{- end }}
+{{- if or $enabled (not (or (has $name $mp) (has "*" $mp))) }}{{- $_ := set $built $name true }}{{- end }}
+{{- end }}
+{{- end }}
+{{- toJson $built }}
+{{- end }}
+
 {{/* The KubeSchedulerConfiguration (config.yaml in the ConfigMap). */}}
 {{- define "kubesched.config" -}}
 {{- $cfg := dict "apiVersion" "kubescheduler.config.k8s.io/v1" "kind" "KubeSchedulerConfiguration" }}
