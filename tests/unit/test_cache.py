@@ -205,7 +205,12 @@ def test_pod_is_never_bound_twice(ks, calls):
     assert not cache.is_assumed("p")
     assert cache.node_info(other).requested.milli_cpu == 1000
     assert cache.node_info(chosen).requested.milli_cpu == 0
-    assert r.result("p").status == "Scheduled"
+    # our binding cycle failed (the binder's error is no conflict status): never reported
+    # Scheduled, but the report says where the cluster put the pod
+    res = r.result("p")
+    assert res.status == "Error"
+    assert res.node == other
+    assert res.message.endswith(f"(yet the pod is bound to node {other})")
     assert r.result("p").node == other
     assert ("unreserve", "p") in calls
     assert not r.scheduler.queue.contains("p")
