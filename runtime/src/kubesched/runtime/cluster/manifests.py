@@ -105,6 +105,7 @@ def _check_bounds(text: str) -> None:
     stack: list[list[Any]] = []
     sizes: dict[str, tuple[int, int]] = {}  # anchor -> (height, expanded nodes)
     decoded = aliased = 0
+    ev: Any  # the stubs' Event lacks the anchor of its subclasses
     for ev in yaml.parse(text, Loader=_BASE_LOADER):
         t = type(ev)
         if t in start:

@@ -78,8 +78,10 @@ class _Loader(yaml.SafeLoader):
 
     def compose_node(self, parent: Node | None, index: Any) -> Node:
         if self.check_event(AliasEvent):
-            return super().compose_node(parent, index)  # type: ignore[no-any-return]
-        event = self.peek_event()
+            alias: Any = super().compose_node(parent, index)
+            return alias
+        event: Any = self.peek_event()
+        mark: Any = event.start_mark
         path = self._path(parent, index, event)
         tag = event.tag
         if tag is not None and tag != "!" and (
@@ -96,10 +98,10 @@ class _Loader(yaml.SafeLoader):
             )
         if isinstance(event, CollectionStartEvent):
             if len(self.open_paths) >= MAX_DEPTH:
-                raise too_deep(self.source, path, event.start_mark.line + 1)
+                raise too_deep(self.source, path, mark.line + 1)
             self.open_paths.append(path)
             try:
-                node: Node = super().compose_node(parent, index)
+                node: Any = super().compose_node(parent, index)
             finally:
                 self.open_paths.pop()
         else:
