@@ -60,6 +60,7 @@ import tempfile
 import threading
 import time
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -79,6 +80,24 @@ try:
     _loads = orjson.loads
 except ImportError:  # pragma: no cover
     _loads = json.loads
+
+
+def watch_events(resp: Any, stop_evt: threading.Event) -> Iterator[dict[str, Any]]:
+    """The events of a watch response (one JSON object per line) until the stream ends or
+    ``stop_evt`` is set."""
+    buf = b""
+    while not stop_evt.is_set():
+        chunk = resp.read1(1 << 16)
+        if not chunk:
+            return
+        buf += chunk
+        if b"\n" not in chunk:
+            continue
+        lines = buf.split(b"\n")
+        buf = lines.pop()
+        for line in lines:
+            if line.strip():
+                yield _loads(line)
 
 OPENB = Path("/work/shared/traces/openb")
 SIZES = {"quick": (500, 1000), "medium": (1000, 3000), "large": (5000, 10000)}
@@ -323,29 +342,14 @@ class Observer(threading.Thread):
                     rv = ""
                     continue
                 self.ready.set()
-                buf = b""
-                while not self.stop_evt.is_set():
-                    chunk = resp.read1(1 << 16)
-                    if not chunk:
+                for ev in watch_events(resp, self.stop_evt):
+                    obj = ev.get("object") or {}
+                    if ev.get("type") == "ERROR":
+                        rv = ""
                         break
-                    now = time.time()
-                    buf += chunk
-                    if b"\n" not in chunk:
-                        continue
-                    lines = buf.split(b"\n")
-                    buf = lines.pop()
-                    for line in lines:
-                        if not line.strip():
-                            continue
-                        ev = _loads(line)
-                        obj = ev.get("object") or {}
-                        md = obj.get("metadata") or {}
-                        if ev.get("type") == "ERROR":
-                            rv = ""
-                            break
-                        rv = md.get("resourceVersion", rv)
-                        if ev.get("type") in ("ADDED", "MODIFIED"):
-                            self._see(obj, now)
+                    rv = (obj.get("metadata") or {}).get("resourceVersion", rv)
+                    if ev.get("type") in ("ADDED", "MODIFIED"):
+                        self._see(obj, time.time())
                     if self.done.is_set():
                         break
             except Exception as e:

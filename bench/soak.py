@@ -424,30 +424,15 @@ class Watcher(threading.Thread):
                     rv = ""
                     continue
                 self.ready.set()
-                buf = b""
-                while not self.stop_evt.is_set():
-                    chunk = resp.read1(1 << 16)
-                    if not chunk:
+                for ev in bench.watch_events(resp, self.stop_evt):
+                    obj = ev.get("object") or {}
+                    if ev.get("type") == "ERROR":
+                        self.errors.append(f"watch error event: {obj.get('code')} {obj.get('message', '')[:120]}")
+                        rv = ""
                         break
-                    buf += chunk
-                    if b"\n" not in chunk:
-                        continue
-                    lines = buf.split(b"\n")
-                    buf = lines.pop()
-                    for line in lines:
-                        if not line.strip():
-                            continue
-                        ev = bench._loads(line)
-                        obj = ev.get("object") or {}
-                        if ev.get("type") == "ERROR":
-                            self.errors.append(f"watch error event: {obj.get('code')} {obj.get('message', '')[:120]}")
-                            rv = ""
-                            break
-                        rv = (obj.get("metadata") or {}).get("resourceVersion", rv)
-                        if ev.get("type") != "BOOKMARK":
-                            self.ledger.apply(ev.get("type", ""), obj)
-                    if not rv:
-                        break
+                    rv = (obj.get("metadata") or {}).get("resourceVersion", rv)
+                    if ev.get("type") != "BOOKMARK":
+                        self.ledger.apply(ev.get("type", ""), obj)
             except Exception as e:
                 self.errors.append(f"watch: {e}")
                 time.sleep(0.2)

@@ -164,3 +164,26 @@ def test_pod_manifests_vary_in_requests_and_constraints() -> None:
     assert [i for i, p in enumerate(pods) if "topologySpreadConstraints" in p["spec"]] == [7, 17]
     assert pods[4]["metadata"] == {"name": "soak-4", "namespace": "bench", "labels": {"app": "app-4"}}
     assert all(p["spec"]["terminationGracePeriodSeconds"] == 0 for p in pods)
+
+
+def test_watch_events_splits_lines_across_chunks_and_stops_at_the_end():
+    import io
+    import threading
+
+    import bench as bench_mod
+
+    class Resp:
+        """A watch body in awkward chunks (a line split in two, blank lines)."""
+
+        def __init__(self, data: bytes, size: int) -> None:
+            self.f, self.size = io.BytesIO(data), size
+
+        def read1(self, _n: int) -> bytes:
+            return self.f.read(self.size)
+
+    body = b'{"type":"ADDED","object":{"metadata":{"name":"a"}}}\n\n{"type":"MODIFIED","object":{}}\n{"type":"DELE'
+    got = list(bench_mod.watch_events(Resp(body, 7), threading.Event()))
+    assert [e["type"] for e in got] == ["ADDED", "MODIFIED"]  # the cut last line is not an event
+    stop = threading.Event()
+    stop.set()
+    assert list(bench_mod.watch_events(Resp(body, 7), stop)) == []
