@@ -804,7 +804,7 @@ ok("plugin-config-for-unknown-plugin", """
             "json: cannot unmarshal array into Go struct field KubeSchedulerConfiguration.profiles "
             "of type v1.KubeSchedulerProfile"
         ),
-        kubesched="profiles" + "[0]" * 99 + ": nested deeper than 100 levels (line 5)",
+        kubesched="profiles[0][0][0][0][0]... (100 levels): nested deeper than 100 levels (line 5)",
         common="profiles",
     ),
     pinned(

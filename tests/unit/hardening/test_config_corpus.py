@@ -94,8 +94,8 @@ def test_deep_nesting_is_refused_before_python_recursion(tmp_path: Path) -> None
     result = run_validate(path)
     assert result.returncode == 2, result.stderr
     assert result.stderr == (
-        f"kubesched: error: {path}: profiles" + "[0]" * (MAX_DEPTH - 1)
-        + f": nested deeper than {MAX_DEPTH} levels (line 3)\n"
+        f"kubesched: error: {path}: profiles[0][0][0][0][0]... (100 levels)"
+        f": nested deeper than {MAX_DEPTH} levels (line 3)\n"
     )
 
 
@@ -104,9 +104,7 @@ def test_deep_block_mapping_in_args_is_refused(tmp_path: Path) -> None:
     path = write(tmp_path, "profiles:\n- pluginConfig:\n  - name: X\n    args:\n" + keys)
     result = run_validate(path)
     assert result.returncode == 2, result.stderr
-    expected_path = "profiles[0].pluginConfig[0].args." + ".".join(
-        f"k{i}" for i in range(MAX_DEPTH - 5)
-    )
+    expected_path = "profiles[0].pluginConfig[0].args.k0... (100 levels)"
     assert result.stderr == (
         f"kubesched: error: {path}: {expected_path}: nested deeper than {MAX_DEPTH} levels "
         f"(line {MAX_DEPTH + 2})\n"
@@ -122,7 +120,7 @@ def test_aliases_that_nest_deeper_than_the_bound_are_refused(tmp_path: Path) -> 
     for i in range(1, 4):
         lines.append(f"x{i}: &x{i} " + "[" * 90 + f"*x{i - 1}" + "]" * 90)
     path = write(tmp_path, "\n".join(lines) + "\n")
-    assert error_of(path) == "x1" + "[0]" * (MAX_DEPTH - 1) + (
+    assert error_of(path) == "x1[0][0][0][0][0]... (100 levels)" + (
         f": nested deeper than {MAX_DEPTH} levels (line 3)"
     )
 
@@ -150,7 +148,7 @@ def test_in_memory_data_that_contains_itself_is_too_deep() -> None:
     data["kind"] = data
     with pytest.raises(ConfigError) as info:
         load_config_data(data, source="mem")
-    assert str(info.value) == "mem: kind" + ".kind" * (MAX_DEPTH - 1) + (
+    assert str(info.value) == "mem: kind.kind.kind.kind.kind.kind... (100 levels)" + (
         f": nested deeper than {MAX_DEPTH} levels"
     )
 

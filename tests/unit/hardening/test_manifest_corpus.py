@@ -42,8 +42,8 @@ REFUSED = {
     "metadata-list": ("apiVersion: v1\nkind: Pod\nmetadata: [p]\n", "FILE: document 1 (Pod <no name>): metadata: expected a mapping, got a list"),
     "name-number": ("apiVersion: v1\nkind: Pod\nmetadata: {name: 5}\n", "FILE: document 1 (Pod 5): metadata.name: expected a string, got an integer"),
     "list-items": ("apiVersion: v1\nkind: List\nitems: {a: 1}\n", "FILE: document 1 (List <no name>): items: expected a list, got a mapping"),
-    "tag-int": (POD + "spec: {priority: !!int a}\n", 'FILE:4:18: malformed YAML: cannot construct tag:yaml.org,2002:int from "a" (ValueError)'),
-    "tag-int-empty": (POD + "spec: {priority: !!int ''}\n", 'FILE:4:18: malformed YAML: cannot construct tag:yaml.org,2002:int from "" (IndexError)'),
+    "tag-int": (POD + "spec: {priority: !!int a}\n", 'FILE:4:18: malformed YAML: cannot construct !!int from "a" (ValueError)'),
+    "tag-int-empty": (POD + "spec: {priority: !!int ''}\n", 'FILE:4:18: malformed YAML: cannot construct !!int from "" (IndexError)'),
     "node-spec-bool": ("apiVersion: v1\nkind: Node\nmetadata: {name: n}\nspec: true\n", "FILE: document 1 (Node n): spec: expected a mapping, got a boolean"),
     "kind-escape": ("apiVersion: v1\nkind: \"Nod\\e[2J\"\nmetadata: {name: n}\n", 'FILE: document 1 (Nod\\x1b[2J n): kind: unknown kind "Nod\\x1b[2J" in v1'),
 }

@@ -29,12 +29,9 @@ from kubesched.sdk import InvalidObjectError, Node
 from kubesched.sdk._text import cut, quote
 
 from ..kinds import CLUSTER_SCOPED_KINDS
+from ..yamlbounds import MAX_DEPTH, excessive_aliasing, short_tag
 
 __all__ = ["MAX_DEPTH", "ManifestError", "Manifests", "apply_defaults", "load_manifests", "pod_problem"]
-
-#: how deep a node of a cluster file may be nested (Kubernetes objects nest ~15 levels; the
-#: runtime copies objects recursively, ~3 Python frames per level)
-MAX_DEPTH = 100
 
 _BASE_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _MAP, _SEQ, _STR = "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq", "tag:yaml.org,2002:str"
@@ -57,9 +54,6 @@ _LONG_PREFIX = (re.compile(_PREFIX), re.compile("\n" + _PREFIX))
 _LONG_PREFIX_TAGS = (re.compile(_PREFIX_TAGS), re.compile("\n" + _PREFIX_TAGS))
 _DOCUMENT_MARKER = re.compile(r"^(?:---|\.\.\.)(?=[ \t\r\n]|\Z)", re.M)
 
-# go-yaml v2 decode.go allowedAliasRatio
-_ALIAS_RATIO_LOW, _ALIAS_RATIO_HIGH = 400_000, 4_000_000
-
 
 class ManifestError(ValueError):
     """A bad manifest: ``str(e)`` is one line naming the file, the object and the field."""
@@ -71,14 +65,6 @@ class _Bounds(Exception):
     def __init__(self, message: str, mark: Any) -> None:
         super().__init__(message)
         self.mark = mark
-
-
-def _allowed_alias_ratio(decoded: int) -> float:
-    if decoded <= _ALIAS_RATIO_LOW:
-        return 0.99
-    if decoded >= _ALIAS_RATIO_HIGH:
-        return 0.10
-    return 0.99 - 0.89 * (decoded - _ALIAS_RATIO_LOW) / (_ALIAS_RATIO_HIGH - _ALIAS_RATIO_LOW)
 
 
 def _may_be_too_deep(text: str) -> bool:
@@ -147,7 +133,7 @@ def _check_bounds(text: str) -> None:
                 top[0] = max(top[0], height)
                 top[1] += count
             running = decoded + sum(s[1] for s in stack)
-            if aliased > 100 and running > 1000 and aliased / running > _allowed_alias_ratio(running):
+            if excessive_aliasing(aliased, running):
                 raise _Bounds("document contains excessive aliasing", ev.start_mark)
         elif t is yaml.DocumentStartEvent:
             decoded = aliased = 0
@@ -204,7 +190,7 @@ class _Loader(_BASE_LOADER):  # type: ignore[misc]
             raise
         except Exception as e:
             value = f" from {quote(node.value)}" if type(node) is yaml.ScalarNode else ""
-            raise yaml.constructor.ConstructorError(None, None, f"cannot construct {node.tag}{value} ({type(e).__name__})", node.start_mark) from None
+            raise yaml.constructor.ConstructorError(None, None, f"cannot construct {short_tag(node.tag)}{value} ({type(e).__name__})", node.start_mark) from None
 
     def _build(self, node: Any, memo: dict[Any, Any]) -> Any:
         tag = node.tag

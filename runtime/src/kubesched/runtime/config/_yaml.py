@@ -22,18 +22,8 @@ from yaml.nodes import MappingNode, Node, ScalarNode
 
 from kubesched.sdk._text import SCALAR_LIMIT, cut, quote
 
+from ..yamlbounds import MAX_DEPTH, excessive_aliasing, short_path, short_tag
 from ._types import KIND, ConfigError
-
-#: how deep collections may nest (the document itself is level 1). kube-scheduler's go-yaml stops
-#: at 10,000; a KubeSchedulerConfiguration needs about a dozen (NodeAffinity's addedAffinity is
-#: the deepest), and Python's recursion must never be the limit.
-MAX_DEPTH = 100
-
-# go-yaml's alias-expansion budget (go.yaml.in/yaml/v2 decode.go allowedAliasRatio): up to 99 %
-# of a document's decoded values may come from aliases below 400,000 values, scaling down to 10 %
-# at 4,000,000; checked once more than 100 values came from aliases and 1,000 were decoded.
-_ALIAS_RATIO_RANGE_LOW = 400_000
-_ALIAS_RATIO_RANGE_HIGH = 4_000_000
 
 _CORE = "tag:yaml.org,2002:"
 #: YAML 1.1's tags (yaml.org/type); on a scalar go-yaml resolves these five against the text
@@ -44,23 +34,10 @@ _CORE_TAGS = frozenset(
 )
 
 
-def _allowed_alias_ratio(decodes: int) -> float:
-    if decodes <= _ALIAS_RATIO_RANGE_LOW:
-        return 0.99
-    if decodes >= _ALIAS_RATIO_RANGE_HIGH:
-        return 0.10
-    span = _ALIAS_RATIO_RANGE_HIGH - _ALIAS_RATIO_RANGE_LOW
-    return 0.99 - 0.89 * ((decodes - _ALIAS_RATIO_RANGE_LOW) / span)
-
-
-def _short_tag(tag: str) -> str:
-    return f"!!{tag[len(_CORE):]}" if tag.startswith(_CORE) else tag
-
-
 def too_deep(source: str | None, path: str, line: int | None = None) -> ConfigError:
     where = f" (line {line})" if line else ""
     return ConfigError(
-        source, path, f"nested deeper than {MAX_DEPTH} levels{where}", line=line
+        source, short_path(path), f"nested deeper than {MAX_DEPTH} levels{where}", line=line
     )
 
 
@@ -91,7 +68,7 @@ class _Loader(yaml.SafeLoader):
             raise ConfigError(
                 self.source,
                 path,
-                f"unsupported YAML tag {quote(_short_tag(tag))} (line {line}): kubesched reads "
+                f"unsupported YAML tag {quote(short_tag(tag))} (line {line}): kubesched reads "
                 "YAML 1.1's core tags only (!!str, !!int, !!float, !!bool, !!null, !!binary, "
                 "!!timestamp, !!map, !!seq, ...)",
                 line=line,
@@ -224,11 +201,7 @@ class _Converter:
         self.decodes += 1
         if self.alias_depth:
             self.aliases += 1
-        if (
-            self.aliases > 100
-            and self.decodes > 1000
-            and self.aliases / self.decodes > _allowed_alias_ratio(self.decodes)
-        ):
+        if excessive_aliasing(self.aliases, self.decodes):
             line = node.start_mark.line + 1
             raise ConfigError(
                 self.source,
