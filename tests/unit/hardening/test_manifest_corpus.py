@@ -45,6 +45,10 @@ REFUSED = {
     "tag-int": (POD + "spec: {priority: !!int a}\n", 'FILE:4:18: malformed YAML: cannot construct !!int from "a" (ValueError)'),
     "tag-int-empty": (POD + "spec: {priority: !!int ''}\n", 'FILE:4:18: malformed YAML: cannot construct !!int from "" (IndexError)'),
     "node-spec-bool": ("apiVersion: v1\nkind: Node\nmetadata: {name: n}\nspec: true\n", "FILE: document 1 (Node n): spec: expected a mapping, got a boolean"),
+    "name-binary": ("apiVersion: v1\nkind: Pod\nmetadata: {name: !!binary aGk=}\n", "FILE: document 1 (Pod b'hi'): metadata.name: expected a string, got binary data"),
+    "namespace-set": ("apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: !!set {a}}\n", "FILE: document 1 (Pod {'a'}/p): metadata.namespace: expected a string, got a set"),
+    "document-list": ("- a\n", "FILE: document 1: expected a Kubernetes object (a mapping), got a list"),
+    "kind-typo": ("apiVersion: v1\nkind: nodes\nmetadata: {name: n}\n", 'FILE: document 1 (nodes n): kind: unknown kind "nodes" in v1; did you mean "Node"?'),
     "kind-escape": ("apiVersion: v1\nkind: \"Nod\\e[2J\"\nmetadata: {name: n}\n", 'FILE: document 1 (Nod\\x1b[2J n): kind: unknown kind "Nod\\x1b[2J" in v1'),
 }
 

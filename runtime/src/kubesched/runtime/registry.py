@@ -28,7 +28,6 @@ Warnings of discovery are logged once (logger ``kubesched.registry``) and kept i
 
 from __future__ import annotations
 
-import difflib
 import inspect
 import logging
 import os
@@ -39,6 +38,7 @@ from importlib import metadata
 from typing import Any
 
 from kubesched.sdk import HOOKS, PRIMARY_HOOKS, args_schema
+from kubesched.sdk._describe import suggest as _suggest
 from kubesched.sdk._text import printable, quote
 from kubesched.sdk.args import args_class_problem
 from kubesched.sdk.points import hook_params
@@ -242,8 +242,8 @@ def _unmatched_entries(entries: Iterable[str], found: Iterable[tuple[str, str, b
         if key in known or key in seen:
             continue
         seen.add(key)
-        close = difflib.get_close_matches(key, list(pool), n=1, cutoff=0.6)
-        hint = f' did you mean "{printable(pool[close[0]])}"?' if close else ""
+        close = _suggest(key, pool)
+        hint = f' did you mean "{printable(pool[close])}"?' if close else ""
         out.append(f"{ALLOW_ENV} entry {quote(entry)} matches no installed plugin distribution or plugin name;{hint} {installed}")
     return out
 

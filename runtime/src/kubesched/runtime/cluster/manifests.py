@@ -17,7 +17,6 @@
 
 from __future__ import annotations
 
-import difflib
 import os
 import re
 from collections.abc import Hashable, Mapping
@@ -26,6 +25,7 @@ from typing import Any
 import yaml
 
 from kubesched.sdk import InvalidObjectError, Node
+from kubesched.sdk._describe import suggest, type_name
 from kubesched.sdk._text import cut, quote
 
 from ..kinds import CLUSTER_SCOPED_KINDS
@@ -285,10 +285,6 @@ class Manifests(list):  # type: ignore[type-arg]
         return _where(self.source, doc - 1, obj) if doc is not None else f"{self.source}: {_ident(obj)}"
 
 
-def _type_name(value: Any) -> str:
-    return {dict: "a mapping", list: "a list", str: "a string", bool: "a boolean", int: "an integer", float: "a number", type(None): "null"}.get(type(value), type(value).__name__)
-
-
 def _ident(obj: Mapping[str, Any]) -> str:
     md = obj.get("metadata")
     kind = obj.get("kind") or "<no kind>"
@@ -365,7 +361,7 @@ def load_manifests(path: str | os.PathLike[str]) -> Manifests:
         if isinstance(d, Mapping) and d.get("kind") == "List":
             items = d.get("items")
             if items is not None and not isinstance(items, list):
-                raise ManifestError(f"{_where(source, i, d)}: items: expected a list, got {_type_name(items)}")
+                raise ManifestError(f"{_where(source, i, d)}: items: expected a list, got {type_name(items)}")
             for item in items or []:
                 flat.append((i, item))
         else:
@@ -373,7 +369,7 @@ def load_manifests(path: str | os.PathLike[str]) -> Manifests:
     for i, d in flat:
         where = _where(source, i, d if isinstance(d, Mapping) else None)
         if not isinstance(d, Mapping):
-            raise ManifestError(f"{where}: expected a Kubernetes object (a mapping), got {type(d).__name__}")
+            raise ManifestError(f"{where}: expected a Kubernetes object (a mapping), got {type_name(d)}")
         api_version = d.get("apiVersion")
         kind = d.get("kind")
         if not kind or not isinstance(kind, str):
@@ -382,23 +378,23 @@ def load_manifests(path: str | os.PathLike[str]) -> Manifests:
             raise ManifestError(f"{where}: apiVersion: Required value")
         known = _BUILTIN_KINDS.get(api_version)
         if known is not None and kind not in known:
-            close = difflib.get_close_matches(kind, sorted(known), n=1)
-            hint = f'; did you mean "{close[0]}"?' if close else ""
+            close = suggest(kind, known)
+            hint = f'; did you mean "{close}"?' if close else ""
             raise ManifestError(f"{where}: kind: unknown kind {quote(kind)} in {cut(api_version)}{hint}")
         md = d.get("metadata")
         if md is not None and not isinstance(md, Mapping):
-            raise ManifestError(f"{where}: metadata: expected a mapping, got {_type_name(md)}")
+            raise ManifestError(f"{where}: metadata: expected a mapping, got {type_name(md)}")
         if not md or not md.get("name"):
             raise ManifestError(f"{where}: metadata.name: Required value")
         for field in ("name", "namespace"):
             value = md.get(field)
             if value is not None and not isinstance(value, str):
-                raise ManifestError(f"{where}: metadata.{field}: expected a string, got {_type_name(value)}")
+                raise ManifestError(f"{where}: metadata.{field}: expected a string, got {type_name(value)}")
         if kind != "Pod":  # a Pod of a bad shape is an Error for that pod (pod_problem)
             for field in ("spec", "status"):
                 value = d.get(field)
                 if value is not None and not isinstance(value, Mapping):
-                    raise ManifestError(f"{where}: {field}: expected a mapping, got {_type_name(value)}")
+                    raise ManifestError(f"{where}: {field}: expected a mapping, got {type_name(value)}")
         obj = dict(d)
         if kind == "Node":
             try:
@@ -443,25 +439,25 @@ def pod_problem(obj: Mapping[str, Any]) -> str | None:
     (what is inside the spec is the Pod view's to check)."""
     md = obj.get("metadata")
     if not isinstance(md, Mapping):
-        return f"metadata: expected a mapping, got {_type_name(md)}"
+        return f"metadata: expected a mapping, got {type_name(md)}"
     for field in ("labels", "annotations"):
         values = md.get(field)
         if values is None:
             continue
         if not isinstance(values, Mapping):
-            return f"metadata.{field}: expected a mapping of strings, got {_type_name(values)}"
+            return f"metadata.{field}: expected a mapping of strings, got {type_name(values)}"
         for k, v in values.items():
             if type(k) is not str:
-                return f"metadata.{field}: key {cut(k)}: expected a string, got {_type_name(k)}"
+                return f"metadata.{field}: key {cut(k)}: expected a string, got {type_name(k)}"
             if type(v) is not str and v is not None:
-                return f"metadata.{field}[{cut(k)}]: expected a string, got {_type_name(v)}"
+                return f"metadata.{field}[{cut(k)}]: expected a string, got {type_name(v)}"
     for field in ("spec", "status"):
         value = obj.get(field)
         if value is not None and not isinstance(value, Mapping):
-            return f"{field}: expected a mapping, got {_type_name(value)}"
+            return f"{field}: expected a mapping, got {type_name(value)}"
     spec = obj.get("spec") or {}
     for field in ("nodeName", "schedulerName"):
         value = spec.get(field)
         if value is not None and not isinstance(value, str):
-            return f"spec.{field}: expected a string, got {_type_name(value)} ({cut(value)})"
+            return f"spec.{field}: expected a string, got {type_name(value)} ({cut(value)})"
     return None

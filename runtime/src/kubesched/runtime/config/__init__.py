@@ -26,6 +26,8 @@ with an error naming ``extenders``).
 
 from __future__ import annotations
 
+from kubesched.sdk._describe import suggest
+
 from ._types import (
     EXTENSION_POINTS,
     SUPPORTED_API_VERSIONS,
@@ -37,7 +39,6 @@ from ._types import (
     PluginSet,
     Profile,
     SchedulerConfiguration,
-    suggest,
 )
 from .defaults import default_plugins
 from .expand import expand_plugins

@@ -15,10 +15,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from kubesched.sdk._describe import suggest, type_name
 from kubesched.sdk._text import SCALAR_LIMIT, printable
 
 from ._duration import parse_go_duration
-from ._types import EXTENSION_POINTS, MULTI_POINT, V1, V1BETA2, V1BETA3, ConfigError, suggest
+from ._types import EXTENSION_POINTS, MULTI_POINT, V1, V1BETA2, V1BETA3, ConfigError
 from ._yaml import join_index, join_key
 
 
@@ -162,22 +163,6 @@ def go_repr(value: Any) -> str:
     return repr(value)
 
 
-def _type_name(value: Any) -> str:
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int):
-        return "an integer"
-    if isinstance(value, float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, Mapping):
-        return "a mapping"
-    if isinstance(value, (list, tuple)):
-        return "a list"
-    return f"a {type(value).__name__}"
-
-
 class Decoder:
     def __init__(self, source: str | None, positions: Mapping[str, int]) -> None:
         self.source = source
@@ -196,7 +181,7 @@ class Decoder:
 
     def _bad_type(self, path: str, value: Any, expected: str) -> ConfigError:
         return self.error(
-            path, f"Invalid value: {go_repr(value)}: expected {expected}, got {_type_name(value)}"
+            path, f"Invalid value: {go_repr(value)}: expected {expected}, got {type_name(value)}"
         )
 
     def decode(self, value: Any, spec: Spec, path: str) -> Any:

@@ -7,9 +7,8 @@ snake_case attribute names.
 
 from __future__ import annotations
 
-import difflib
 import re
-from collections.abc import Collection, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -197,18 +196,3 @@ class SchedulerConfiguration:
                 return prof
         names = ", ".join(repr(p.scheduler_name) for p in self.profiles)
         raise KeyError(f"no profile with schedulerName {scheduler_name!r} (profiles: {names})")
-
-
-def suggest(name: str, candidates: Collection[str]) -> str | None:
-    """The candidate closest to ``name`` (for "did you mean"), or None when nothing is close."""
-    pool = [c for c in candidates if c != name]
-    if not pool or len(name) > 4 * max(map(len, pool)):  # far too long to be close to any
-        return None
-    lowered = {c.lower(): c for c in pool}
-    if name.lower() in lowered:
-        return lowered[name.lower()]
-    matches = difflib.get_close_matches(name, pool, n=1, cutoff=0.6)
-    if matches:
-        return matches[0]
-    matches = difflib.get_close_matches(name.lower(), list(lowered), n=1, cutoff=0.6)
-    return lowered[matches[0]] if matches else None

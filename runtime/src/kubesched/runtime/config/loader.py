@@ -13,6 +13,7 @@ from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any
 
+from kubesched.sdk._describe import suggest
 from kubesched.sdk._text import cut
 
 from . import _validate
@@ -35,7 +36,6 @@ from ._types import (
     PluginSet,
     Profile,
     SchedulerConfiguration,
-    suggest,
 )
 from ._validate import PluginConfigEntry, args_check
 from ._yaml import join_index, parse_document, plain_data

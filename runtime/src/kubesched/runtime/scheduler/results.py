@@ -8,12 +8,12 @@ long-running scheduler does not grow with every pod it ever saw.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from kubesched.sdk import Pod
+from kubesched.sdk._describe import suggest
 from kubesched.sdk._text import cut, quote
 
 from ..scheduling import FitError, ScheduleResult
@@ -151,8 +151,8 @@ def status_before_scheduling(spec: Any, profiles: Sequence[str], has_node: Calla
     name = spec.get("schedulerName") or "default-scheduler"
     if name in profiles:
         return None
-    close = difflib.get_close_matches(str(name), list(profiles), n=1, cutoff=0.8)
-    hint = f'; did you mean "{close[0]}"?' if close else ""
+    close = suggest(str(name), profiles, cutoff=0.8)
+    hint = f'; did you mean "{close}"?' if close else ""
     known = ", ".join(f'"{p}"' for p in profiles)
     return "Ignored", f"schedulerName {quote(name)} is not a profile of this scheduler ({known}){hint}", None
 
