@@ -126,6 +126,9 @@ BAD_PODS: list[tuple[Any, str]] = [
     (aff(nodeAffinity="x"), "spec.affinity.nodeAffinity: must be an object"),
     (aff(nodeAffinity={REQ: "x"}), f"spec.affinity.nodeAffinity.{REQ}: must be an object"),
     (aff(nodeAffinity={REQ: {"nodeSelectorTerms": {"a": 1}}}), f"spec.affinity.nodeAffinity.{REQ}.nodeSelectorTerms: must be a list of objects"),
+    # an empty string, 0 or false is not an empty list (selectors read lists as the views do)
+    (aff(nodeAffinity={REQ: {"nodeSelectorTerms": ""}}), f"spec.affinity.nodeAffinity.{REQ}.nodeSelectorTerms: must be a list of objects"),
+    (aff(podAffinity={REQ: [{"labelSelector": {"matchExpressions": False}}]}), f"spec.affinity.podAffinity.{REQ}[0].labelSelector.matchExpressions: must be a list of objects"),
     # the rest of the spec the views read
     ({"containers": [{"name": "c"}], "topologySpreadConstraints": {"a": 1}}, "spec.topologySpreadConstraints: must be a list of objects"),
     ({"containers": [{"name": "c"}], "volumes": [7]}, "spec.volumes[0]: must be an object"),

@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from ._text import cut, quote
+from .readonly import EMPTY_LIST
 
 __all__ = [
     "EVERYTHING",
@@ -24,8 +25,10 @@ def _shown(v: Any) -> str:
 
 
 def _objects(v: Any, field: str) -> list[Any]:
-    if not v:
-        return []
+    """A list of objects (empty when missing); InvalidObjectError when it is not a list, or
+    naming the first element that is not an object (the views' reading of such a field too)."""
+    if v is None:
+        return EMPTY_LIST
     if not isinstance(v, list):
         raise InvalidObjectError(field, "must be a list of objects")
     for i, e in enumerate(v):
@@ -180,13 +183,8 @@ class LabelSelector(_Immutable):
             raise InvalidObjectError(f"{field}.matchLabels", "must be a map of strings")
         for k, v in sorted(ml.items(), key=lambda kv: str(kv[0])):
             reqs.append(Requirement(k, "In", [v], field=f"{field}.matchLabels[{cut(k)}]"))
-        me = raw.get("matchExpressions") or []
-        if not isinstance(me, list):
-            raise InvalidObjectError(f"{field}.matchExpressions", "must be a list of objects")
-        for i, e in enumerate(me):
+        for i, e in enumerate(_objects(raw.get("matchExpressions"), f"{field}.matchExpressions")):
             f = f"{field}.matchExpressions[{i}]"
-            if not isinstance(e, Mapping):
-                raise InvalidObjectError(f, "must be an object")
             reqs.append(Requirement(e.get("key", ""), e.get("operator", ""), e.get("values") or [], field=f))
         return cls(reqs)
 

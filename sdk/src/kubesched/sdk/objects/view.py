@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, NoReturn
 from .._text import quote
 from ..readonly import EMPTY_DICT, EMPTY_LIST, read_only
 from ..selectors import InvalidObjectError
+from ..selectors import _objects as _objects  # the views read lists of objects as selectors do
 from .resource import _set
 
 __all__ = ["ObjectView"]
@@ -58,16 +59,6 @@ def _list(v: Any, field: str, what: str = "a list") -> list[Any]:
     if v is None:
         return EMPTY_LIST
     raise InvalidObjectError(field, f"must be {what}")
-
-
-def _objects(v: Any, field: str) -> list[Mapping[str, Any]]:
-    """A list of objects (empty when missing); InvalidObjectError naming the first element that
-    is not an object."""
-    items = _list(v, field, "a list of objects")
-    for i, item in enumerate(items):
-        if not isinstance(item, Mapping):
-            raise InvalidObjectError(f"{field}[{i}]", "must be an object")
-    return items
 
 
 def _int(v: Any, field: str) -> int:
