@@ -2,8 +2,10 @@
 profile, node, status and message, in the table and in JSON. The expected outputs in
 ``data/simulate_report/`` were written by the report as it was before it found each pod's
 result through a dict (a scan of every result per pod), then given the rows of the pods it
-left out before (already running: Running; another scheduler's: Ignored), the other rows
-unchanged; they must not change."""
+left out before (already running: Running; another scheduler's: Ignored), then the file and
+document named in the message of each pod whose spec does not validate (and pod-000, bound
+with an invalid spec, an Error instead of Running), the other rows unchanged; they must not
+change."""
 
 from __future__ import annotations
 
@@ -76,10 +78,12 @@ def cluster(nodes: int = 12, pods: int = 160) -> list[dict[str, Any]]:
 
 
 @pytest.fixture
-def files(tmp_path: Path) -> tuple[Path, Path]:
-    c = tmp_path / "cluster.yaml"
+def files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
+    """The files, named relative to the working directory (messages name the cluster file)."""
+    monkeypatch.chdir(tmp_path)
+    c = Path("cluster.yaml")
     c.write_text(yaml.safe_dump_all(cluster()))
-    cfg = tmp_path / "config.yaml"
+    cfg = Path("config.yaml")
     cfg.write_text(CONFIG)
     return c, cfg
 

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from kubesched.runtime.cli.simulate_cmd import simulate
 from kubesched.runtime.cluster.manifests import ManifestError, load_manifests
 from kubesched.runtime.scheduler.results import STATUSES
+from kubesched.sdk import Pod
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 
@@ -34,8 +35,18 @@ def _check(path: Path) -> None:
     except ManifestError as e:
         assert "\n" not in str(e)
         return
-    assert len(report["pods"]) == sum(1 for o in objs if o.get("kind") == "Pod")
-    assert all(p["status"] in STATUSES for p in report["pods"])
+    pods = [o for o in objs if o.get("kind") == "Pod"]
+    assert len(report["pods"]) == len(pods)
+    assert all(p["status"] in STATUSES and p["status"] != "Pending" for p in report["pods"])
+    summary = report["summary"]
+    keys = {"Scheduled": "scheduled", "Unschedulable": "unschedulable", "Error": "errors"}
+    counts = {s: summary[keys.get(s, s[0].lower() + s[1:])] for s in STATUSES}
+    assert summary["pods"] == sum(counts.values())
+    assert counts == {s: sum(1 for p in report["pods"] if p["status"] == s) for s in STATUSES}
+    by_name = {(str((o.get("metadata") or {}).get("namespace") or "default"), str((o.get("metadata") or {}).get("name"))): o for o in pods}
+    for p in report["pods"]:
+        if p["status"] == "Running":
+            Pod(by_name[(p["namespace"], p["name"])]).validate()  # raises if a Running pod does not validate
 
 
 @SETTINGS

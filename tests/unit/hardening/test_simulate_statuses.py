@@ -108,7 +108,7 @@ def test_the_table_and_its_summary(cluster: Path) -> None:
     assert "| default/evil\\x1b[2J |" in out.replace("\u2502", "|")
     for name, _node, status, _msg in ROWS:
         assert any(f"default/{name}" in line and status in line for line in out.replace("\\x1b", "\x1b").splitlines())
-    assert out.splitlines()[-1] == "9 pods on 1 nodes: 1 scheduled, 1 unschedulable, 2 errors, 1 running, 1 gated, 1 ignored, 1 node not found, 1 deleted"
+    assert out.splitlines()[-1] == "9 pods on 1 node: 1 scheduled, 1 unschedulable, 2 errors, 1 running, 1 gated, 1 ignored, 1 node not found, 1 deleted"
 
 
 @pytest.mark.parametrize(("pod", "line"), [
@@ -132,6 +132,65 @@ def test_explain_escapes_control_characters(cluster: Path) -> None:
         "default/evil\\x1b[2J (profile default-scheduler)",
         "Error: FILE: document 10 (Pod evil\\x1b[2J): metadata.annotations[note]: expected a string, got a mapping",
     ]
+
+
+INVALID = r"""apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: bound}
+spec: {nodeName: n1, containers: [{name: c, image: i, resources: {requests: {cpu: lots}}}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: pending}
+spec: {containers: [{name: c, image: i, resources: {requests: {memory: 12x}}}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: other, namespace: team-a}
+spec: {schedulerName: someone-else, containers: [{name: c, image: i, resources: {requests: {cpu: "-1"}}}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: whole}
+spec: {containers: [{name: c, image: i, resources: {requests: {cpu: "4"}}}]}
+"""
+
+FORMAT = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
+INVALID_ROWS = [
+    ("bound", None, "Error", f'FILE: document 2 (Pod bound): invalid pod spec: spec.containers[0].resources.requests.cpu: "lots": {FORMAT}'),
+    ("pending", None, "Error", f'FILE: document 3 (Pod pending): invalid pod spec: spec.containers[0].resources.requests.memory: "12x": {FORMAT}'),
+    ("other", None, "Error", 'FILE: document 4 (Pod team-a/other): invalid pod spec: spec.containers[0].resources.requests.cpu: Invalid value: "-1": must be greater than or equal to 0'),
+    ("whole", "n1", "Scheduled", ""),
+]
+
+
+def test_a_pod_whose_spec_does_not_validate_is_an_error_naming_file_and_document(tmp_path: Path) -> None:
+    """Bound to a node of the file (the scheduler leaves it out of its cache), pending, or
+    another scheduler's: each is an Error naming the file, document and field, and the bound
+    one counts on no node (the pod asking for the whole node is Scheduled)."""
+    path = tmp_path / "c.yaml"
+    path.write_text(INVALID)
+    report = json.loads(_run("simulate", str(path), "-o", "json"))
+    got = [(p["name"], p["node"], p["status"], p["message"].replace(str(path), "FILE")) for p in report["pods"]]
+    assert got == INVALID_ROWS
+    assert report["summary"]["errors"] == 3 and report["summary"]["running"] == 0 and report["summary"]["ignored"] == 0
+    assert _run("simulate", str(path)).splitlines()[-1] == "4 pods on 1 node: 1 scheduled, 0 unschedulable, 3 errors"
+    for name, _node, status, message in INVALID_ROWS[:3]:
+        pod = f"team-a/{name}" if name == "other" else name
+        ex = json.loads(_run("explain", pod, "--cluster", str(path), "-o", "json"))
+        assert (ex["status"], ex["message"].replace(str(path), "FILE")) == (status, message)
+
+
+def test_the_summary_line_says_one_in_the_singular() -> None:
+    from kubesched.runtime.cli.simulate_cmd import summary_line
+
+    assert summary_line({"pods": 1, "nodes": 1, "scheduled": 0, "unschedulable": 0, "errors": 1, "running": 1}) == "1 pod on 1 node: 0 scheduled, 0 unschedulable, 1 error, 1 running"
+    assert summary_line({"pods": 0, "nodes": 2, "scheduled": 0, "unschedulable": 0, "errors": 0}) == "0 pods on 2 nodes: 0 scheduled, 0 unschedulable, 0 errors"
 
 
 def test_a_pod_whose_binding_cycle_failed_is_never_scheduled(ks) -> None:

@@ -15,5 +15,6 @@ def test_printable_escapes_every_control_character():
 def test_cut_says_how_much_was_left_out_and_escapes():
     assert cut("a" * 70) == "a" * 64 + "... (6 more characters)"
     assert cut("short") == "short"
-    assert cut("\x1b" * 3, 2) == "\\x1b\\x1b... (1 more characters)"
+    assert cut("\x1b" * 3, 2) == "\\x1b\\x1b... (1 more character)"
+    assert cut("a" * 65) == "a" * 64 + "... (1 more character)"
     assert quote("eyJ" + "t" * 100) == '"eyJ' + "t" * 61 + '... (39 more characters)"'

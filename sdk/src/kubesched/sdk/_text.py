@@ -39,7 +39,8 @@ def cut(text: object, limit: int = SCALAR_LIMIT) -> str:
     """``printable(text)``, cut to ``limit`` characters with a note of how many were left out."""
     s = text if isinstance(text, str) else str(text)
     if len(s) > limit:
-        s = f"{s[:limit]}... ({len(s) - limit} more characters)"
+        more = len(s) - limit
+        s = f"{s[:limit]}... ({more} more character{'' if more == 1 else 's'})"
     return printable(s)
 
 

@@ -70,7 +70,7 @@ def simulate(
         by_name.setdefault((r.namespace, r.name), r)
     profiles = [p.scheduler_name for p in cfg.profiles]
     preempted = {e.regarding: e.note for e in sim.events if e.reason == "Preempted"}
-    pods = [pod_row(sim, obj, profiles, by_name, preempted) for obj in manifests if obj.get("kind") == "Pod"]
+    pods = [pod_row(sim, obj, profiles, by_name, preempted, sched.cache) for obj in manifests if obj.get("kind") == "Pod"]
     counts = dict.fromkeys(STATUSES, 0)
     for p in pods:
         counts[p["status"]] = counts.get(p["status"], 0) + 1
@@ -90,10 +90,23 @@ def _summary_key(status: str) -> str:
     return status[0].lower() + status[1:]
 
 
-def pod_row(sim: Any, obj: Mapping[str, Any], profiles: Sequence[str], results: Mapping[tuple[str, str], Any], preempted: Mapping[str, str]) -> dict[str, Any]:
+def pod_row(
+    sim: Any,
+    obj: Mapping[str, Any],
+    profiles: Sequence[str],
+    results: Mapping[tuple[str, str], Any],
+    preempted: Mapping[str, str],
+    cache: Any = None,
+) -> dict[str, Any]:
     """The report's row of one Pod of the input: its scheduling result, or why it has none
     (refused by the cluster: Error; Running, NodeNotFound, Ignored, Gated, Deleted; see
-    STATUSES). ``preempted``: the note of each victim's Preempted event, by "Pod ns/name"."""
+    STATUSES). ``preempted``: the note of each victim's Preempted event, by "Pod ns/name".
+
+    A pod whose spec ``Pod.validate()`` refuses is an Error naming its file and document
+    (``FILE: document N (Pod ns/name): invalid pod spec: FIELD: ...``), whatever else it is. The
+    scheduler validated every pod it scheduled (Scheduled, Unschedulable) and every bound pod
+    it holds in ``cache`` (the scheduler's cache: a bound pod that does not validate is kept
+    out of it): only the others are validated here, so a pod is validated once."""
     md = obj.get("metadata")
     md = md if isinstance(md, Mapping) else {}
     ns, name = str(md.get("namespace") or "default"), str(md.get("name"))
@@ -120,16 +133,30 @@ def pod_row(sim: Any, obj: Mapping[str, Any], profiles: Sequence[str], results: 
         gated = gated_message(current.get("spec") or {})
         if gated is not None:
             row["status"], row["message"] = "Gated", gated
+    status = row["status"]
+    if status in _VALIDATED or (status == "Running" and cache is not None and current is not None and cache.has_pod((current.get("metadata") or {}).get("uid"))):
+        return row
+    from ..cluster.simulated import spec_problem
+
+    problem = spec_problem(obj)
+    if problem is not None:
+        row["status"], row["message"], row["node"] = "Error", f"{sim.where(obj)}: {problem}", None
     return row
+
+
+#: the statuses of pods the scheduling cycle validated (Pod.validate()) before deciding them,
+#: and Deleted (the pod is gone: its last status was Running or Scheduled, or it was pending)
+_VALIDATED = frozenset(("Scheduled", "Unschedulable", "Deleted"))
 
 
 def explain_status(sim: Any, obj: Mapping[str, Any], profiles: Sequence[str], where: str) -> Any:
     """``kubesched explain`` of a pod ``simulate`` reports without a scheduling cycle: an
-    Explanation with simulate's status and message (Error for a pod the cluster refuses,
-    NodeNotFound, Ignored, Gated), or None for a pod to dry-run (one waiting for a node, or
+    Explanation with simulate's status and message (Error for a pod the cluster refuses or
+    whose spec does not validate, NodeNotFound, Ignored, Gated), or None for a pod to dry-run (one waiting for a node, or
     Running: explained as if it were not placed yet). ``where`` names the pod's file and
     document."""
     from ..cluster.manifests import pod_problem
+    from ..cluster.simulated import spec_problem
     from ..observe.explain import Explanation
 
     md = obj.get("metadata")
@@ -139,6 +166,8 @@ def explain_status(sim: Any, obj: Mapping[str, Any], profiles: Sequence[str], wh
     name = spec.get("schedulerName")
     ex = Explanation(pod=f"{md.get('namespace') or 'default'}/{md.get('name')}", profile=name if isinstance(name, str) else "")
     problem = pod_problem(obj)
+    if problem is None:
+        problem = spec_problem(obj)
     if problem is not None:
         ex.outcome, ex.message = "Error", f"{where}: {problem}"
         ex.error = ex.message
@@ -188,9 +217,13 @@ def _print_table(report: dict[str, Any], *, fast: bool = True) -> None:
 
 def summary_line(s: Mapping[str, Any]) -> str:
     """"N pods on M nodes: a scheduled, b unschedulable, c errors", then the count of every
-    other status that some pod has ("1 running, 2 ignored")."""
+    other status that some pod has ("1 running, 2 ignored"); "1 pod", "1 node", "1 error"."""
     others = "".join(f", {s[k]} {k if k != 'nodeNotFound' else 'node not found'}" for k in map(_summary_key, STATUSES[3:]) if s.get(k))
-    return f"{s['pods']} pods on {s['nodes']} nodes: {s['scheduled']} scheduled, {s['unschedulable']} unschedulable, {s['errors']} errors{others}"
+    return f"{_count(s['pods'], 'pod')} on {_count(s['nodes'], 'node')}: {s['scheduled']} scheduled, {s['unschedulable']} unschedulable, {_count(s['errors'], 'error')}{others}"
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def _is_plain(text: str) -> bool:

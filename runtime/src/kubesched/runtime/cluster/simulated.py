@@ -17,13 +17,23 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from kubesched.sdk import ObjectConflict, ObjectNotFound, Pod
+from kubesched.sdk import InvalidObjectError, ObjectConflict, ObjectNotFound, Pod
 
 from ..objectstore import ObjectStore
 from ..timefmt import rfc3339
 from .manifests import ManifestError, Manifests, apply_defaults, load_manifests, pod_problem
 
-__all__ = ["ManifestError", "RecordedEvent", "SimulatedCluster", "apply_defaults", "load_manifests"]
+__all__ = ["ManifestError", "RecordedEvent", "SimulatedCluster", "apply_defaults", "load_manifests", "spec_problem"]
+
+
+def spec_problem(obj: Mapping[str, Any]) -> str | None:
+    """What ``Pod(obj).validate()`` finds in a Pod of the right shape (:func:`pod_problem`), as
+    the scheduling cycle says it (``invalid pod spec: FIELD: ...``), or None."""
+    try:
+        Pod(obj).validate()
+    except InvalidObjectError as e:
+        return f"invalid pod spec: {e}"
+    return None
 
 
 @dataclass
@@ -99,6 +109,10 @@ class SimulatedCluster:
             status["nominatedNodeName"] = nominated_node_name or None  # None: removed
         self.store.patch("v1", "Pod", pod.name, {"status": status}, pod.namespace)
 
+    def where(self, obj: Mapping[str, Any]) -> str:
+        """The file, document and name of one of the manifests, for a message about it."""
+        return self.manifests.where(obj) if isinstance(self.manifests, Manifests) else f"{self.source}: Pod"
+
     # driving a run -----------------------------------------------------------------------------------
     def run(self, scheduler: Any) -> None:
         """Apply the manifests and schedule, pod after pod, until nothing more can happen."""
@@ -110,8 +124,7 @@ class SimulatedCluster:
                 if problem is not None:
                     md = obj.get("metadata")
                     md = md if isinstance(md, Mapping) else {}
-                    where = self.manifests.where(obj) if isinstance(self.manifests, Manifests) else f"{self.source}: Pod"
-                    self.rejected[(str(md.get("namespace") or "default"), str(md.get("name")))] = f"{where}: {problem}"
+                    self.rejected[(str(md.get("namespace") or "default"), str(md.get("name")))] = f"{self.where(obj)}: {problem}"
                     continue
                 if not (obj.get("spec") or {}).get("nodeName") and not obj["metadata"].get("creationTimestamp"):
                     later.append(obj)
