@@ -152,3 +152,18 @@ def test_instrumentation_is_chosen_at_build_time(ks: Any) -> None:
     plain = next(iter(Scheduler(ks.load_cfg(POINTS, ks.registry({"Everywhere": Everywhere})),
                                 ks.registry({"Everywhere": Everywhere}), SimulatedCluster([]), simulated=True).frameworks.values()))
     assert type(plain) is FrameworkImpl
+
+
+def test_scrape_time_gauges_read_their_source_at_each_scrape():
+    m = Metrics()
+    pending = {"active": 2}
+    stores = {"Pod": 3, "Node": 1}
+    m.watch_queue(lambda: pending)
+    m.watch_stores(lambda: stores)
+    text = m.exposition().decode()
+    assert 'scheduler_pending_pods{queue="active"} 2.0' in text
+    assert 'scheduler_pending_pods{queue="gated"} 0.0' in text  # every queue, 0 when absent
+    assert 'kubesched_informer_objects{resource="Node"} 1.0' in text
+    assert 'kubesched_informer_objects{resource="Pod"} 3.0' in text
+    stores["Pod"] = 7
+    assert 'kubesched_informer_objects{resource="Pod"} 7.0' in m.exposition().decode()

@@ -18,37 +18,21 @@ _BUCKETS = (0.001, 0.002, 0.004, 0.008, 0.016, 0.032, 0.064, 0.128, 0.256, 0.512
 _PLUGIN_BUCKETS = (0.00001, 0.000015, 0.0000225, 0.00003375, 0.0000506, 0.0000759, 0.000114, 0.000171, 0.000256, 0.000384, 0.000577, 0.000865, 0.0013, 0.00195, 0.00292, 0.00438, 0.00657, 0.00985, 0.0148, 0.0222)
 
 
-class _Pending:
-    """scheduler_pending_pods{queue}: read from the queue at scrape time."""
+class _ScrapedGauge:
+    """A gauge by one label, read from ``source()`` ({label value: count}) at scrape time:
+    ``keys`` are always exported (0 when absent), else the source's keys, sorted."""
 
-    def __init__(self, source: Callable[[], dict[str, int]]) -> None:
-        self.source = source
+    def __init__(self, name: str, doc: str, label: str, source: Callable[[], dict[str, int]], keys: tuple[str, ...] = ()) -> None:
+        self.name, self.doc, self.label, self.source, self.keys = name, doc, label, source, keys
 
     def collect(self) -> Any:
-        g = GaugeMetricFamily("scheduler_pending_pods", "Number of pending pods, by the queue type.", labels=["queue"])
+        g = GaugeMetricFamily(self.name, self.doc, labels=[self.label])
         try:
             counts = self.source()
         except Exception:
             counts = {}
-        for q in ("active", "backoff", "unschedulable", "gated"):
-            g.add_metric([q], float(counts.get(q, 0)))
-        yield g
-
-
-class _Stores:
-    """kubesched_informer_objects{resource}: the objects each informer holds, at scrape time."""
-
-    def __init__(self, source: Callable[[], dict[str, int]]) -> None:
-        self.source = source
-
-    def collect(self) -> Any:
-        g = GaugeMetricFamily("kubesched_informer_objects", "Number of objects in each informer's store, by resource kind.", labels=["resource"])
-        try:
-            counts = self.source()
-        except Exception:
-            counts = {}
-        for kind in sorted(counts):
-            g.add_metric([kind], float(counts[kind]))
+        for key in self.keys or sorted(counts):
+            g.add_metric([key], float(counts.get(key, 0)))
         yield g
 
 
@@ -97,11 +81,17 @@ class Metrics:
         return c
 
     def watch_queue(self, source: Callable[[], dict[str, int]]) -> None:
-        self.registry.register(_Pending(source))
+        """Export ``source()`` ({queue: pending pods}) as ``scheduler_pending_pods``."""
+        self.registry.register(_ScrapedGauge(
+            "scheduler_pending_pods", "Number of pending pods, by the queue type.", "queue", source,
+            keys=("active", "backoff", "unschedulable", "gated"),
+        ))
 
     def watch_stores(self, source: Callable[[], dict[str, int]]) -> None:
         """Export ``source()`` ({kind: objects held}) as ``kubesched_informer_objects``."""
-        self.registry.register(_Stores(source))
+        self.registry.register(_ScrapedGauge(
+            "kubesched_informer_objects", "Number of objects in each informer's store, by resource kind.", "resource", source,
+        ))
 
     # called by the scheduler --------------------------------------------------------------------
     def attempt(self, profile: str, result: str, seconds: float) -> None:
