@@ -157,6 +157,9 @@ class Scheduler:
             BindingDone: self._on_binding_done,
         }
         self.synced = False
+        #: called with each pod popped from the queue, before its scheduling cycle (the cluster
+        #: state the cycle sees is ``cache.update_snapshot()``); ``explain --cluster`` uses it
+        self.before_cycle: Callable[[QueuedPodInfo], None] | None = None
 
     # results ------------------------------------------------------------------------------------
     @property
@@ -271,6 +274,8 @@ class Scheduler:
         return did
 
     def schedule_one(self, qpi: QueuedPodInfo) -> None:
+        if self.before_cycle is not None:
+            self.before_cycle(qpi)
         self.cycles.schedule_one(qpi)
 
     #: simulated time: stop jumping the clock after this long (virtual seconds) without a bind,
