@@ -7,7 +7,8 @@ Scheduling GPU-Sharing Workloads with Fragmentation Gradient Descent", USENIX AT
 with its README is in ``/work/shared/traces/openb/``. The output is a multi-document YAML that
 ``kubesched simulate`` reads and that bench/trace_gap.py creates on a real control plane.
 
-The mapping (``convert``):
+The mapping is that of ``kubesched import openb`` (``kubesched.runtime.sim.openb``, see
+docs/importers.md) without its time and trace annotations (``annotate=False``):
 
 * **Node** per row of the node list, in file order, named ``sn``:
   ``status.allocatable`` = ``status.capacity`` = ``{"cpu": "<cpu_milli>m", "memory":
@@ -25,101 +26,44 @@ The mapping (``convert``):
 * Left out: ``gpu_milli`` (a GPU-sharing pod, ``num_gpu`` 1 with ``gpu_milli`` < 1000, asks
   for one whole ``nvidia.com/gpu``: the default plugins have no fractional GPUs), ``qos``,
   ``pod_phase``, ``deletion_time`` and ``scheduled_time`` (every pod is pending at once, none
-  ever leaves).
+  ever leaves; ``kubesched import openb`` keeps the times and the trace's fields as annotations).
 """
 
 from __future__ import annotations
 
 import argparse
-import csv
 import sys
-from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-GPU = "nvidia.com/gpu"
-GPU_MODEL_LABEL = "gpu-model"
-NAMESPACE = "default"
+from kubesched.runtime.sim.openb import GPU, GPU_MODEL_LABEL, NAMESPACE, TraceError, dump_yaml
+from kubesched.runtime.sim.openb import convert as _convert
+
+__all__ = ["GPU", "GPU_MODEL_LABEL", "NAMESPACE", "convert", "main"]
 
 
-def _int(v: str | None) -> int:
-    return int(v) if v and v.strip() else 0
-
-
-def node_object(row: dict[str, str]) -> dict[str, Any]:
-    """One Node from a row of the node list (``sn``, ``cpu_milli``, ``memory_mib``, ``gpu``, ``model``)."""
-    name = row["sn"]
-    alloc = {"cpu": f"{_int(row['cpu_milli'])}m", "memory": f"{_int(row['memory_mib'])}Mi", "pods": "110"}
-    labels = {"kubernetes.io/hostname": name}
-    gpus = _int(row.get("gpu"))
-    if gpus:
-        alloc[GPU] = str(gpus)
-        if row.get("model"):
-            labels[GPU_MODEL_LABEL] = row["model"]
-    return {
-        "apiVersion": "v1",
-        "kind": "Node",
-        "metadata": {"name": name, "labels": labels},
-        "status": {
-            "capacity": dict(alloc),
-            "allocatable": dict(alloc),
-            "conditions": [{"type": "Ready", "status": "True"}],
-        },
-    }
-
-
-def pod_object(row: dict[str, str]) -> dict[str, Any]:
-    """One Pod from a row of the pod list (``name``, ``cpu_milli``, ``memory_mib``, ``num_gpu``, ``gpu_spec``)."""
-    requests = {"cpu": f"{_int(row['cpu_milli'])}m", "memory": f"{_int(row['memory_mib'])}Mi"}
-    resources: dict[str, Any] = {"requests": requests}
-    gpus = _int(row.get("num_gpu"))
-    if gpus:
-        requests[GPU] = str(gpus)
-        resources["limits"] = {GPU: str(gpus)}
-    spec: dict[str, Any] = {"containers": [{"name": "c", "image": "img", "resources": resources}]}
-    models = [m for m in (row.get("gpu_spec") or "").split("|") if m]
-    if models:
-        spec["affinity"] = {
-            "nodeAffinity": {
-                "requiredDuringSchedulingIgnoredDuringExecution": {
-                    "nodeSelectorTerms": [{"matchExpressions": [{"key": GPU_MODEL_LABEL, "operator": "In", "values": models}]}]
-                }
-            }
-        }
-    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": row["name"], "namespace": NAMESPACE}, "spec": spec}
-
-
-def convert_rows(nodes: Iterable[dict[str, str]], pods: Iterable[dict[str, str]]) -> list[dict[str, Any]]:
-    """Nodes (file order), then pods ordered by ``creation_time`` (stable)."""
-    out = [node_object(r) for r in nodes]
-    out += [pod_object(r) for r in sorted(pods, key=lambda r: _int(r.get("creation_time")))]
-    return out
-
-
-def convert(nodes_csv: str | Path, pods_csv: str | Path) -> list[dict[str, Any]]:
+def convert(nodes_csv: str | Path, pods_csv: str | Path, limit: int | None = None) -> list[dict[str, Any]]:
     """Read the trace's two CSV files; return the Node and Pod objects (see the module docstring)."""
-    with open(nodes_csv, newline="") as fn, open(pods_csv, newline="") as fp:
-        return convert_rows(csv.DictReader(fn), csv.DictReader(fp))
+    return _convert(nodes_csv, pods_csv, limit=limit, annotate=False)
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     ap.add_argument("--nodes", required=True, help="the node list CSV (openb_node_list_all_node.csv)")
     ap.add_argument("--pods", required=True, help="the pod list CSV (openb_pod_list_default.csv)")
     ap.add_argument("-o", "--output", default="-", help="cluster YAML to write (default: stdout)")
     ap.add_argument("--limit", type=int, default=None, help="keep only the first N pods (creation order)")
     a = ap.parse_args(argv)
-    import yaml
-
-    objs = convert(a.nodes, a.pods)
-    if a.limit is not None:
-        nodes = [o for o in objs if o["kind"] == "Node"]
-        objs = nodes + [o for o in objs if o["kind"] == "Pod"][: a.limit]
+    try:
+        objs = convert(a.nodes, a.pods, a.limit)
+    except TraceError as e:
+        print(f"openb.py: error: {e}", file=sys.stderr)
+        return 2
     if a.output == "-":
-        yaml.safe_dump_all(objs, sys.stdout, sort_keys=False)
+        dump_yaml(objs, sys.stdout)
     else:
         with open(a.output, "w") as f:
-            yaml.safe_dump_all(objs, f, sort_keys=False)
+            dump_yaml(objs, f)
     return 0
 
 

@@ -1,0 +1,57 @@
+"""``kubesched import openb``: a trace as a workload file (docs/importers.md)."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import click
+
+from kubesched.sdk._text import printable
+
+from .app import fail, main
+
+
+@main.group("import")
+def import_grp() -> None:
+    """Turn a cluster trace into a workload file for ``kubesched simulate``."""
+
+
+@import_grp.command("openb")
+@click.option("--nodes", "nodes_csv", required=True, type=click.Path(dir_okay=False), help="The trace's node list (openb_node_list_all_node.csv).")
+@click.option("--pods", "pods_csv", required=True, type=click.Path(dir_okay=False), help="The trace's pod list (openb_pod_list_default.csv).")
+@click.option("--output", "-o", default="-", show_default=True, type=click.Path(dir_okay=False, allow_dash=True), help="Workload YAML to write (- for stdout).")
+@click.option("--limit", type=click.IntRange(min=0), default=None, help="Keep only the first N pods (in creation order); every node is kept.")
+@click.option(
+    "--departures",
+    type=click.Choice(["delete-at", "run-for", "none"]),
+    default="delete-at",
+    show_default=True,
+    help="How pods leave: at the trace's deletion time (delete-at), after running as long as in the trace (run-for), or never (none).",
+)
+def import_openb(nodes_csv: str, pods_csv: str, output: str, limit: int | None, departures: str) -> None:
+    """Convert the openb GPU trace (Alibaba cluster-trace-gpu-v2023) into a workload: a Node per
+    row of --nodes, a Pod per row of --pods in creation order, arriving at its creation time."""
+    from ..sim.openb import TraceError, convert, dump_yaml
+
+    try:
+        objs = convert(nodes_csv, pods_csv, departures=departures, limit=limit)
+    except TraceError as e:
+        fail(str(e))
+    _write(objs, output, dump_yaml)
+    if output != "-":
+        nodes = sum(1 for o in objs if o["kind"] == "Node")
+        click.echo(f"{printable(output)}: {nodes} nodes, {len(objs) - nodes} pods", err=True)
+
+
+def _write(objs: list[dict[str, Any]], output: str, dump: Any) -> None:
+    """Write ``objs`` with ``dump(objs, file)`` to ``output`` (``-``: stdout); a file that cannot
+    be written is a one-line error."""
+    if output == "-":
+        dump(objs, sys.stdout)
+        return
+    try:
+        with open(output, "w") as f:
+            dump(objs, f)
+    except OSError as e:
+        fail(f"{printable(output)}: cannot write: {printable(e.strerror or e)}")
