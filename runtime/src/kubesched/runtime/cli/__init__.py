@@ -5,7 +5,7 @@ One module per command; ``app`` holds the click group and what the commands shar
 
 from __future__ import annotations
 
-from . import config_cmd, import_cmd, plugins_cmd, snapshot_cmd  # noqa: F401  (registers the commands)
+from . import compare_cmd, config_cmd, import_cmd, plugins_cmd, snapshot_cmd, sweep_cmd  # noqa: F401  (registers the commands)
 from .app import UserError, main
 from .explain_cmd import explain_live, explain_simulated
 from .run_cmd import required_kinds, run_scheduler
