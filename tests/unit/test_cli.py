@@ -86,7 +86,7 @@ def test_simulate_json(runner):
     )
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
-    assert set(report) == {"pods", "summary"}
+    assert set(report) == {"pods", "summary", "metrics"}
     keys = ("namespace", "name", "node", "status", "message")
     # every pod of the file: the one already running and the other scheduler's too
     assert [{k: p[k] for k in keys} for p in report["pods"]] == [

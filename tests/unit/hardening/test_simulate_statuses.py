@@ -98,7 +98,7 @@ def test_every_pod_has_a_status_in_json(cluster: Path) -> None:
     assert got == ROWS
     assert report["summary"] == {
         "nodes": 1, "pods": 9, "scheduled": 1, "unschedulable": 1, "errors": 2, "running": 1, "gated": 1,
-        "ignored": 1, "nodeNotFound": 1, "deleted": 1, "pending": 0, "profiles": ["default-scheduler"],
+        "ignored": 1, "nodeNotFound": 1, "completed": 0, "deleted": 1, "pending": 0, "profiles": ["default-scheduler"],
     }
 
 

@@ -177,6 +177,11 @@ class ObjectStore:
         """The stored object itself (no copy, read-only), or None."""
         return self._objs.get(self._key(api_version, kind, name, namespace))
 
+    def peek_all(self, api_version: str, kind: str) -> list[dict[str, Any]]:
+        """Every stored object of a kind itself (no copies, read-only)."""
+        with self._lock:
+            return [self._objs[key] for key in self._by_kind.get((group_of(api_version), kind), {})]
+
     def list(
         self,
         api_version: str,

@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import click
@@ -13,6 +15,7 @@ import click
 from kubesched.sdk._text import printable
 
 from ..scheduler.results import STATUSES, gated_message, status_before_scheduling
+from ..timefmt import go_duration
 from . import app
 from .app import guard, load_config_file, main
 
@@ -24,19 +27,77 @@ from .app import guard, load_config_file, main
 @click.option("--output", "-o", type=click.Choice(["table", "json"]), default="table", show_default=True)
 @click.option("--trace", is_flag=True, default=False, help="Log every extension-point call (or KUBESCHED_TRACE=1).")
 @click.option("--reuse-results/--no-reuse-results", default=True, show_default=True, help="Reuse Filter results and raw Scores between pods with equal signatures (sign_pod); decisions are the same either way.")
+@click.option("--metrics", "metrics_path", type=click.Path(dir_okay=False), default=None, help="Write what the run measured: FILE.json (Measurements) or FILE.csv (the series over virtual time).")
+@click.option("--report", "report_path", type=click.Path(dir_okay=False), default=None, help="Write the HTML report (charts; opens in a browser) to this file.")
+@click.option("--progress/--no-progress", default=None, help="A progress bar on stderr (default: when stderr is a terminal and the output is a table).")
 @click.pass_context
-def simulate_cmd(ctx: click.Context, cluster: str, config_path: str | None, seed: int | None, output: str, trace: bool, reuse_results: bool) -> None:
-    """Schedule the pods of CLUSTER (multi-document YAML) on the embedded simulated cluster."""
+def simulate_cmd(
+    ctx: click.Context,
+    cluster: str,
+    config_path: str | None,
+    seed: int | None,
+    output: str,
+    trace: bool,
+    reuse_results: bool,
+    metrics_path: str | None,
+    report_path: str | None,
+    progress: bool | None,
+) -> None:
+    """Schedule the pods of CLUSTER (multi-document YAML) on the embedded simulated cluster.
+
+    With time annotations (sim.kubesched.io/arrive-at, delete-at, run-for, ...) or controllers
+    (Deployments, StatefulSets, Jobs ...) CLUSTER is a workload replayed over virtual time
+    (docs/simulator.md). Ctrl-C stops a long run and still writes what it measured."""
     trace = trace or os.environ.get("KUBESCHED_TRACE", "") not in ("", "0", "false")
+    if metrics_path is not None and not metrics_path.endswith((".json", ".csv")):
+        app.fail(f"--metrics {metrics_path}: the file name must end in .json or .csv")
+    show = progress if progress is not None else (output == "table" and sys.stderr.isatty())
 
     def run() -> dict[str, Any]:
-        return simulate(cluster, config_path, seed=seed, trace=trace, reuse_results=reuse_results)
+        with progress_bar(show) as bar:
+            return simulate(cluster, config_path, seed=seed, trace=trace, reuse_results=reuse_results, progress=bar)
 
     report = guard(ctx, run)
+    metrics = report["metrics"]
+    if metrics_path is not None:
+        from ..sim.measure import series_csv
+
+        with open(metrics_path, "w") as f:
+            f.write(series_csv(metrics) if metrics_path.endswith(".csv") else json.dumps(metrics))
+    if report_path is not None:
+        from ..sim.report import render_report
+
+        with open(report_path, "w") as f:
+            f.write(render_report([metrics]))
     if output == "json":
         click.echo(json.dumps(report, indent=2))
     else:
         _print_table(report)
+    if metrics["interrupted"]:
+        click.echo(f"kubesched: interrupted at {go_duration(metrics['end'])} of virtual time: the output holds what was measured so far", err=True)
+        ctx.exit(130)
+
+
+@contextmanager
+def progress_bar(show: bool) -> Iterator[Callable[[float, int, int], None] | None]:
+    """A rich progress bar on stderr over the replay's actions (None when not ``show``)."""
+    if not show:
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(TextColumn("replaying"), BarColumn(), MofNCompleteColumn(), TextColumn("virtual {task.fields[t]}"), TimeElapsedColumn(), console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task("replay", total=None, t="0s")
+        last = [0.0]
+
+        def update(t: float, done: int, total: int) -> None:
+            now = time.monotonic()
+            if now - last[0] >= 0.1 or done == total:
+                last[0] = now
+                bar.update(task, completed=done, total=total, t=go_duration(round(t)))
+
+        yield update
 
 
 def simulate(
@@ -48,11 +109,16 @@ def simulate(
     registry: Any = None,
     tracer: Any = None,
     reuse_results: bool = True,
+    progress: Callable[[float, int, int], None] | None = None,
+    label: str | None = None,
 ) -> dict[str, Any]:
-    """Run a simulation and return the JSON report (``pods`` and ``summary``)."""
+    """Run a simulation and return the JSON report: ``pods`` (one row per pod of the file and
+    per pod a controller created), ``summary`` and ``metrics`` (the Measurements dict,
+    docs/simulator.md). Ctrl-C during the run ends it early: ``metrics["interrupted"]``."""
     from ..cluster.simulated import SimulatedCluster, load_manifests
     from ..observe.trace import Tracer
     from ..scheduler import Scheduler
+    from ..sim.measure import MeasuringResults, Recorder
 
     reg = registry or app.registry()
     cfg = load_config_file(config_path, reg)
@@ -60,17 +126,31 @@ def simulate(
     sim = SimulatedCluster(manifests, source=cluster_path)
     if tracer is None and trace:
         tracer = Tracer(sys.stderr)
-    sched = Scheduler(cfg, reg, sim, seed=seed, tracer=tracer, simulated=True, reuse_results=reuse_results)
+    observer = MeasuringResults()
+    sched = Scheduler(cfg, reg, sim, seed=seed, tracer=tracer, simulated=True, reuse_results=reuse_results, observer=observer)
+    profiles = [p.scheduler_name for p in cfg.profiles]
+    recorder = Recorder(sched.clock, sched.clock.now(), profiles)
+    sim.store.subscribe(recorder.on_event)
+    started = time.perf_counter()
     try:
-        sim.run(sched)
+        replay = sim.run(sched, recorder=recorder, progress=progress)
     finally:
-        sched.shutdown()  # the run is over (or failed): plugins' close()
+        try:
+            sched.shutdown()  # the run is over (or failed): plugins' close()
+        except KeyboardInterrupt:
+            pass
+    elapsed = time.perf_counter() - started
     by_name: dict[tuple[str, str], Any] = {}
     for r in sched.results.values():
         by_name.setdefault((r.namespace, r.name), r)
-    profiles = [p.scheduler_name for p in cfg.profiles]
     preempted = {e.regarding: e.note for e in sim.events if e.reason == "Preempted"}
-    pods = [pod_row(sim, obj, profiles, by_name, preempted, sched.cache) for obj in manifests if obj.get("kind") == "Pod"]
+    departures = replay.departures
+    pods = [pod_row(sim, obj, profiles, by_name, preempted, sched.cache, departures) for obj in manifests if obj.get("kind") == "Pod"]
+    for obj in replay.generated:
+        md = obj["metadata"]
+        res = sched.results.get(md["uid"])
+        one = {(res.namespace, res.name): res} if res is not None else {}
+        pods.append(pod_row(sim, obj, profiles, one, preempted, sched.cache, departures))
     counts = dict.fromkeys(STATUSES, 0)
     for p in pods:
         counts[p["status"]] = counts.get(p["status"], 0) + 1
@@ -83,7 +163,19 @@ def simulate(
         **{_summary_key(s): n for s, n in counts.items() if s not in ("Scheduled", "Unschedulable", "Error")},
         "profiles": profiles,
     }
-    return {"pods": pods, "summary": summary}
+    name = label if label is not None else os.path.splitext(os.path.basename(config_path))[0] if config_path else "default"
+    recorder.finish(replay.end)
+    metrics = recorder.measurements(
+        observer,
+        preemptions=sched.pod_deletions,
+        elapsed=elapsed,
+        interrupted=replay.interrupted,
+        label=name,
+        workload=cluster_path,
+        config=config_path,
+        seed=seed,
+    )
+    return {"pods": pods, "summary": summary, "metrics": metrics}
 
 
 def _summary_key(status: str) -> str:
@@ -97,10 +189,12 @@ def pod_row(
     results: Mapping[tuple[str, str], Any],
     preempted: Mapping[str, str],
     cache: Any = None,
+    departures: Mapping[tuple[str, str], tuple[str, str]] | None = None,
 ) -> dict[str, Any]:
     """The report's row of one Pod of the input: its scheduling result, or why it has none
     (refused by the cluster: Error; Running, NodeNotFound, Ignored, Gated, Deleted; see
-    STATUSES). ``preempted``: the note of each victim's Preempted event, by "Pod ns/name".
+    STATUSES). ``preempted``: the note of each victim's Preempted event, by "Pod ns/name";
+    ``departures``: (status, why) of each pod the replay completed or deleted, by (ns, name).
 
     A pod whose spec ``Pod.validate()`` refuses is an Error naming its file and document
     (``FILE: document N (Pod ns/name): invalid pod spec: FIELD: ...``), whatever else it is. The
@@ -126,7 +220,14 @@ def pod_row(
         if res is not None:
             row.update(res.as_dict())
     current = sim.store.peek("v1", "Pod", name, ns)
-    if current is None and row["status"] in ("Running", "Scheduled"):
+    gone = departures.get((ns, name)) if departures and current is None else None
+    if gone is not None and row["status"] in ("Running", "Scheduled", "Deleted", "Pending"):
+        left, why = gone
+        if left == "Completed" or row["node"] is None:
+            row["status"], row["message"] = left, why
+        else:
+            row["status"], row["message"] = "Deleted", f"{why}, from node {row['node']}"
+    elif current is None and row["status"] in ("Running", "Scheduled"):
         note = preempted.get(f"Pod {ns}/{name}", "")
         row["status"], row["message"] = "Deleted", f"deleted during the run, from node {row['node']}" + (f": {note}" if note else "")
     elif row["status"] == "Pending" and current is not None:
@@ -146,7 +247,7 @@ def pod_row(
 
 #: the statuses of pods the scheduling cycle validated (Pod.validate()) before deciding them,
 #: and Deleted (the pod is gone: its last status was Running or Scheduled, or it was pending)
-_VALIDATED = frozenset(("Scheduled", "Unschedulable", "Deleted"))
+_VALIDATED = frozenset(("Scheduled", "Unschedulable", "Completed", "Deleted"))
 
 
 def explain_status(sim: Any, obj: Mapping[str, Any], profiles: Sequence[str], where: str) -> Any:
@@ -183,7 +284,7 @@ def explain_status(sim: Any, obj: Mapping[str, Any], profiles: Sequence[str], wh
     return None
 
 
-_STYLE = {"Scheduled": "green", "Unschedulable": "yellow", "Error": "red", "NodeNotFound": "red", "Gated": "cyan", "Ignored": "magenta", "Running": "blue", "Deleted": "yellow"}
+_STYLE = {"Completed": "green", "Scheduled": "green", "Unschedulable": "yellow", "Error": "red", "NodeNotFound": "red", "Gated": "cyan", "Ignored": "magenta", "Running": "blue", "Deleted": "yellow"}
 
 
 def _print_table(report: dict[str, Any], *, fast: bool = True) -> None:

@@ -6,6 +6,9 @@
 * Pods without ``metadata.creationTimestamp`` are created in file order, one after another, each
   seeing the placements before it, as if applied with kubectl to a live cluster. Pods with a
   creation time are pending from the start.
+* Time annotations (``sim.kubesched.io/arrive-at``, ...) and Deployments, ReplicaSets,
+  StatefulSets and Jobs with a pod template make the file a workload replayed over virtual
+  time (:mod:`kubesched.runtime.sim.replay`, docs/simulator.md).
 
 Time is virtual: it moves only when the scheduler waits (backoff, Permit), so runs are quick
 and reproducible with ``--seed``.
@@ -21,7 +24,7 @@ from kubesched.sdk import InvalidObjectError, ObjectConflict, ObjectNotFound, Po
 
 from ..objectstore import ObjectStore
 from ..timefmt import rfc3339
-from .manifests import ManifestError, Manifests, apply_defaults, load_manifests, pod_problem
+from .manifests import ManifestError, Manifests, apply_defaults, load_manifests
 
 __all__ = ["ManifestError", "RecordedEvent", "SimulatedCluster", "apply_defaults", "load_manifests", "spec_problem"]
 
@@ -57,6 +60,8 @@ class SimulatedCluster:
     #: pods of the manifests the cluster refused, as the API server would (their shape:
     #: :func:`pod_problem`): (namespace, name) -> the message naming file, document and field
     rejected: dict[tuple[str, str], str] = field(default_factory=dict)
+    #: the replay of the last run (pods controllers created, why pods left)
+    replay: Any = None
 
     @property
     def objects(self) -> ObjectStore:
@@ -114,34 +119,16 @@ class SimulatedCluster:
         return self.manifests.where(obj) if isinstance(self.manifests, Manifests) else f"{self.source}: Pod"
 
     # driving a run -----------------------------------------------------------------------------------
-    def run(self, scheduler: Any) -> None:
-        """Apply the manifests and schedule, pod after pod, until nothing more can happen."""
-        self.start(scheduler.on_cluster_event)
-        later: list[dict[str, Any]] = []
-        for obj in self.manifests:
-            if obj.get("kind") == "Pod":
-                problem = pod_problem(obj)
-                if problem is not None:
-                    md = obj.get("metadata")
-                    md = md if isinstance(md, Mapping) else {}
-                    self.rejected[(str(md.get("namespace") or "default"), str(md.get("name")))] = f"{self.where(obj)}: {problem}"
-                    continue
-                if not (obj.get("spec") or {}).get("nodeName") and not obj["metadata"].get("creationTimestamp"):
-                    later.append(obj)
-                    continue
-            self._create(obj, scheduler.clock.now())
-        scheduler.run_until_idle()
-        for obj in later:
-            o = dict(obj)
-            md = dict(o.get("metadata") or {})
-            md["creationTimestamp"] = rfc3339(scheduler.clock.now())
-            o["metadata"] = md
-            self._create(o)
-            # like `kubectl apply` of a file: the next pod arrives a few milliseconds later,
-            # so timers (backoff, Permit waits) do not expire between two pods of the file
-            scheduler.run_until_idle(advance_time=False)
-            scheduler.clock.advance_to(scheduler.clock.now() + 0.01)
-        scheduler.run_until_idle()
+    def run(self, scheduler: Any, *, recorder: Any = None, progress: Any = None) -> Any:
+        """Apply the manifests and schedule, pod after pod, until nothing more can happen; with
+        time annotations and controllers, replay the workload over virtual time
+        (:class:`kubesched.runtime.sim.replay.Replay`, returned)."""
+        from ..sim.replay import Replay
+
+        replay = Replay(self, scheduler, recorder=recorder, progress=progress)
+        self.replay = replay
+        replay.run()
+        return replay
 
     def _create(self, obj: Mapping[str, Any], now: float | None = None) -> None:
         md = obj.get("metadata") or {}

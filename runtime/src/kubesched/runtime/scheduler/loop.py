@@ -68,6 +68,7 @@ class Scheduler:
         record_results: bool = False,
         reuse_results: bool = True,
         max_results: int | None = None,
+        observer: Results | None = None,
     ) -> None:
         self.config = config
         self.cluster = cluster
@@ -77,7 +78,8 @@ class Scheduler:
         self.metrics = metrics
         self.cache = Cache()
         self.algo = Scheduling(seed, config.percentage_of_nodes_to_score)
-        self.observer = Results(max_results, diagnostics=record_diagnostics)
+        #: what became of each pod (``observer``: a Results of the caller's, e.g. one that also measures)
+        self.observer = observer if observer is not None else Results(max_results, diagnostics=record_diagnostics)
         self.recorder: Any = None
         if record_results:
             from ..observe.explain import MultiTracer, ResultRecorder
@@ -282,10 +284,11 @@ class Scheduler:
     #: so pods that retry forever (e.g. a gang that can never fit) end a run as Unschedulable
     idle_horizon = 3600.0
 
-    def run_until_idle(self, max_steps: int = 10_000_000, *, advance_time: bool = True) -> None:
+    def run_until_idle(self, max_steps: int = 10_000_000, *, advance_time: bool = True, until: Callable[[], float] | None = None) -> None:
         """Simulated time: run until nothing can happen without a new cluster event; when only
         timers (backoff, permit waits) remain and ``advance_time`` is set, jump the clock to the
-        next one (for at most ``idle_horizon`` virtual seconds without a bind)."""
+        next one (for at most ``idle_horizon`` virtual seconds without a bind, and never past
+        ``until()``: the time of the workload's next event, in a replay)."""
         steps = 0
         self._last_progress = max(self._last_progress, self.clock.now())
         while steps < max_steps:
@@ -299,6 +302,8 @@ class Scheduler:
                 return
             nxt = self._next_deadline()
             if nxt is None or nxt - self._last_progress > self.idle_horizon:
+                return
+            if until is not None and nxt > until():
                 return
             self.clock.advance_to(nxt)
 

@@ -24,8 +24,9 @@ __all__ = ["RUN_MAX_RESULTS", "STATUSES", "PodResult", "Results", "gated_message
 #: a scheduling outcome (Scheduled, Unschedulable, Error), or why no scheduling cycle decided
 #: it: Running (``spec.nodeName`` of a node in the input), NodeNotFound (of a node that is
 #: not), Ignored (a ``schedulerName`` no profile has), Gated (``spec.schedulingGates``),
-#: Deleted (removed during the run: a preemption victim), Pending (none of these)
-STATUSES = ("Scheduled", "Unschedulable", "Error", "Running", "Gated", "Ignored", "NodeNotFound", "Deleted", "Pending")
+#: Completed (ran for its ``sim.kubesched.io/run-for``), Deleted (removed during the run: a
+#: preemption victim, a ``delete-at``, a drained or removed node), Pending (none of these)
+STATUSES = ("Scheduled", "Unschedulable", "Error", "Running", "Gated", "Ignored", "NodeNotFound", "Completed", "Deleted", "Pending")
 
 #: how many pod results ``kubesched run`` keeps (the newest)
 RUN_MAX_RESULTS = 5000

@@ -1,0 +1,340 @@
+"""Replay a workload over virtual time on the simulated cluster (docs/simulator.md).
+
+The objects of the file are applied as ``SimulatedCluster.run`` always has (objects at once, plain
+pods in file order 10 ms apart, each seeing the placements before it); the time annotations
+(:mod:`.workload`) and the controllers (:mod:`.controllers`) add *actions* at virtual times: create
+an object, delete it, cordon or drain a node, complete a pod that ran for its run time. The clock
+jumps from one action to the next; in between the scheduler runs until it is idle, its own timers
+(backoff, Permit waits) moving the clock only up to the next action.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from kubesched.sdk import ObjectConflict, ObjectNotFound
+
+from ..cluster.manifests import pod_problem
+from ..timefmt import go_duration, rfc3339
+from .controllers import Controller, controller_of, make_controller
+from .workload import (
+    ARRIVE_AT,
+    CONTROLLER_KINDS,
+    CORDON_AT,
+    DELETE_AT,
+    DRAIN_AT,
+    RUN_FOR,
+    parse_time,
+    template_run_for,
+    times_of,
+)
+
+__all__ = ["Replay"]
+
+_INF = float("inf")
+
+
+class Replay:
+    """One run of a workload: ``Replay(sim, scheduler).run()``.
+
+    ``recorder``: the run's :class:`~.measure.Recorder` (told which deletions are completions).
+    ``progress(t, done, total)``: called after each batch of actions (``t`` virtual seconds
+    since the start; ``done`` of ``total`` actions known so far). A KeyboardInterrupt stops the
+    run: :attr:`interrupted` is set and ``run`` returns (what happened so far stands)."""
+
+    def __init__(self, sim: Any, scheduler: Any, *, recorder: Any = None, progress: Callable[[float, int, int], None] | None = None) -> None:
+        self.sim = sim
+        self.recorder = recorder
+        self.sched = scheduler
+        self.store = sim.store
+        self.clock = scheduler.clock
+        self.start = self.clock.now()
+        self.progress = progress
+        self._heap: list[tuple[float, int, Callable[[], None]]] = []
+        self._seq = itertools.count()
+        self.controllers: dict[tuple[str, str, str], Controller] = {}
+        #: pods a controller created, in order (the report lists them after the file's pods)
+        self.generated: list[dict[str, Any]] = []
+        #: (namespace, name) -> (status, why) of a pod that left the cluster: ("Completed",
+        #: "completed after ..."), or ("Deleted", "deleted at ..." / "evicted: ...")
+        self.departures: dict[tuple[str, str], tuple[str, str]] = {}
+        #: uid -> seconds the pod runs once bound
+        self._run_for: dict[str, float] = {}
+        self._completing: set[str] = set()
+        self.done = 0
+        self.total = 0
+        self.interrupted = False
+        #: virtual seconds since the start when the last action was applied (the workload's end)
+        self.end = 0.0
+
+    # scheduling actions ------------------------------------------------------------------------
+    def at(self, offset: float, fn: Callable[[], None]) -> None:
+        """Run ``fn`` at virtual ``offset`` seconds since the start (at once if that has passed)."""
+        self.total += 1
+        heapq.heappush(self._heap, (self.start + offset, next(self._seq), fn))
+
+    def _next(self) -> float:
+        return self._heap[0][0] if self._heap else _INF
+
+    def _apply_due(self) -> bool:
+        now = self.clock.now()
+        heap = self._heap
+        did = False
+        while heap and heap[0][0] <= now:
+            _, _, fn = heapq.heappop(heap)
+            fn()
+            self.done += 1
+            did = True
+        return did
+
+    def _offset(self) -> float:
+        return self.clock.now() - self.start
+
+    # the run --------------------------------------------------------------------------------------
+    def run(self) -> None:
+        try:
+            self._run()
+        except KeyboardInterrupt:
+            self.interrupted = True
+
+    def _run(self) -> None:
+        sim, sched = self.sim, self.sched
+        manifests = sim.manifests
+        where = sim.where
+        times = [times_of(o, where) if isinstance(o, Mapping) else {} for o in manifests]
+        # controllers first, so that their pods of the file are adopted
+        owned: dict[tuple[str, str, str], list[str]] = {}
+        for obj in manifests:
+            if obj.get("kind") == "Pod":
+                ref = controller_of(obj)
+                if ref is not None:
+                    owned.setdefault(ref, []).append(str((obj.get("metadata") or {}).get("name")))
+        sim.start(sched.on_cluster_event)
+        self.store.subscribe(self._on_event)
+        later: list[dict[str, Any]] = []
+        untimed: list[Controller] = []
+        for obj, t in zip(manifests, times, strict=True):
+            kind = obj.get("kind")
+            if kind == "Pod":
+                problem = pod_problem(obj)
+                if problem is not None:
+                    sim.rejected[_key(obj)] = f"{where(obj)}: {problem}"
+                    continue
+            self._timed(obj, t)
+            if ARRIVE_AT in t:
+                self.at(t[ARRIVE_AT], _bind_create(self._create, obj))
+                continue
+            if kind in CONTROLLER_KINDS:
+                c = self._controller(obj, owned)
+                if c is not None:
+                    untimed.append(c)
+                continue
+            if kind == "Pod" and not (obj.get("spec") or {}).get("nodeName") and not obj["metadata"].get("creationTimestamp"):
+                later.append(obj)
+                continue
+            sim._create(obj, self.clock.now())
+        sched.run_until_idle(until=self._next)
+        for obj in later:
+            self._apply_due()
+            o = dict(obj)
+            md = dict(o.get("metadata") or {})
+            md["creationTimestamp"] = rfc3339(self.clock.now())
+            o["metadata"] = md
+            sim._create(o)
+            # like `kubectl apply` of a file: the next pod arrives a few milliseconds later,
+            # so timers (backoff, Permit waits) do not expire between two pods of the file
+            sched.run_until_idle(advance_time=False)
+            self.clock.advance_to(self.clock.now() + 0.01)
+        for c in untimed:
+            c.reconcile()
+        self.end = self._offset()
+        while True:
+            sched.run_until_idle(until=self._next)
+            if not self._heap:
+                break
+            self.clock.advance_to(self._heap[0][0])
+            self._apply_due()
+            self.end = self._offset()
+            if self.progress is not None:
+                self.progress(self._offset(), self.done, self.total)
+        if self.progress is not None:
+            self.progress(self._offset(), self.done, self.total)
+
+    def _timed(self, obj: Mapping[str, Any], t: Mapping[str, float]) -> None:
+        """Schedule an object's deletion, cordon and drain."""
+        if DELETE_AT in t:
+            self.at(t[DELETE_AT], lambda: self._delete(obj, f"deleted at {go_duration(t[DELETE_AT])} ({DELETE_AT})"))
+        if CORDON_AT in t:
+            self.at(t[CORDON_AT], lambda: self._cordon(obj))
+        if DRAIN_AT in t:
+            self.at(t[DRAIN_AT], lambda: self._drain(obj, t[DRAIN_AT]))
+
+    # actions ----------------------------------------------------------------------------------------
+    def _create(self, obj: Mapping[str, Any]) -> None:
+        kind = obj.get("kind")
+        if kind in CONTROLLER_KINDS:
+            c = self._controller(obj, {})
+            if c is not None:
+                c.reconcile()
+            return
+        o = dict(obj)
+        md = dict(o.get("metadata") or {})
+        md["creationTimestamp"] = rfc3339(self.clock.now())
+        o["metadata"] = md
+        try:
+            self.store.create(o)
+        except ObjectConflict as e:
+            if kind == "Pod":
+                self.sim.rejected[_key(obj)] = f"{self.sim.where(obj)}: {e}"
+
+    def _controller(self, obj: Mapping[str, Any], owned: Mapping[tuple[str, str, str], list[str]]) -> Controller | None:
+        stored = self.store.create(obj)
+        run_for = template_run_for(obj, self.sim.where)
+        c = make_controller(stored, self._create_owned, run_for, self.sim.where(obj))
+        if c is None:
+            return None
+        rs = c.replica_set()
+        if rs is not None:
+            self.store.create(rs)
+        c.declared.update(owned.get(c.key, ()))
+        self.controllers[c.key] = c
+        return c
+
+    def _create_owned(self, pod: dict[str, Any], c: Controller) -> bool:
+        problem = pod_problem(pod)
+        if problem is not None:
+            self.sim.rejected[_key(pod)] = f"{self.sim.where(c.obj)}: its pod {pod['metadata']['name']}: {problem}"
+            return False
+        pod["metadata"]["creationTimestamp"] = rfc3339(self.clock.now())
+        try:
+            stored = self.store.create(pod)
+        except ObjectConflict:
+            return False
+        self.generated.append(stored)
+        if c.run_for is not None:
+            self._run_for[stored["metadata"]["uid"]] = c.run_for
+        return True
+
+    def _delete(self, obj: Mapping[str, Any], why: str) -> None:
+        kind = str(obj.get("kind"))
+        md = obj.get("metadata") or {}
+        name, ns = str(md.get("name")), md.get("namespace") or "default"
+        if kind in CONTROLLER_KINDS:
+            c = next((c for c in self.controllers.values() if c.kind == kind and c.name == name and c.namespace == ns), None)
+            if c is not None:
+                c.deleted = True
+                for pod_name in list(c.alive):
+                    self._delete_pod(c.namespace, pod_name, f"deleted with its {kind} ({why})")
+                if c.kind == "Deployment":
+                    self._try_delete("apps/v1", "ReplicaSet", c.owner_name, ns)
+            self._try_delete(str(obj.get("apiVersion") or "v1"), kind, name, ns)
+            return
+        if kind == "Pod":
+            self._delete_pod(ns, name, why)
+            return
+        if kind == "Node":
+            self._try_delete("v1", "Node", name, None)
+            for pod in self._pods_on(name):
+                pmd = pod["metadata"]
+                self._delete_pod(pmd.get("namespace") or "default", pmd["name"], f"its node {name} was removed at {go_duration(self._offset())}")
+            return
+        self._try_delete(str(obj.get("apiVersion") or "v1"), kind, name, ns)
+
+    def _delete_pod(self, ns: str, name: str, why: str) -> None:
+        cur = self.store.peek("v1", "Pod", name, ns)
+        if cur is None:
+            return
+        self.departures[(ns, name)] = ("Deleted", why)
+        self._try_delete("v1", "Pod", name, ns)
+
+    def _try_delete(self, api_version: str, kind: str, name: str, ns: str | None) -> None:
+        try:
+            self.store.delete(api_version, kind, name, ns)
+        except ObjectNotFound:
+            pass
+
+    def _pods_on(self, node: str) -> list[dict[str, Any]]:
+        return [p for p in self.store.peek_all("v1", "Pod") if (p.get("spec") or {}).get("nodeName") == node]
+
+    def _cordon(self, obj: Mapping[str, Any]) -> None:
+        name = str((obj.get("metadata") or {}).get("name"))
+        if self.store.peek("v1", "Node", name, None) is not None:
+            self.store.apply_patch("v1", "Node", name, {"spec": {"unschedulable": True}})
+
+    def _drain(self, obj: Mapping[str, Any], t: float) -> None:
+        self._cordon(obj)
+        name = str((obj.get("metadata") or {}).get("name"))
+        for pod in self._pods_on(name):
+            pmd = pod["metadata"]
+            self._delete_pod(pmd.get("namespace") or "default", pmd["name"], f"evicted: node {name} drained at {go_duration(t)} ({DRAIN_AT})")
+
+    def _complete(self, uid: str, ns: str, name: str, ran: float, node: str) -> None:
+        cur = self.store.peek("v1", "Pod", name, ns)
+        if cur is None or cur["metadata"].get("uid") != uid:
+            return
+        self._completing.add(uid)
+        if self.recorder is not None:
+            self.recorder.completing.add(uid)
+        self.departures[(ns, name)] = ("Completed", f"ran {go_duration(ran)} on node {node} ({RUN_FOR})")
+        self._try_delete("v1", "Pod", name, ns)
+
+    # the store's events ------------------------------------------------------------------------------
+    def _on_event(self, etype: str, kind: str, old: Mapping[str, Any] | None, new: Mapping[str, Any] | None) -> None:
+        if kind != "Pod":
+            return
+        obj = new if new is not None else old
+        assert obj is not None
+        md = obj.get("metadata") or {}
+        ref = controller_of(obj) if md.get("ownerReferences") else None
+        c = self.controllers.get(ref) if ref is not None else None
+        name = str(md.get("name"))
+        if etype == "DELETED":
+            uid = str(md.get("uid"))
+            completed = uid in self._completing
+            self._completing.discard(uid)
+            self._run_for.pop(uid, None)
+            if c is not None:
+                c.pod_gone(name, completed)
+                self.at(self._offset(), c.reconcile)
+            return
+        node = (obj.get("spec") or {}).get("nodeName")
+        if etype == "ADDED":
+            if c is not None:
+                c.pod_arrived(name)
+            if node:
+                self._bound(obj, c, str(node))
+            return
+        if node and not ((old or {}).get("spec") or {}).get("nodeName"):
+            self._bound(obj, c, str(node))
+
+    def _bound(self, obj: Mapping[str, Any], c: Controller | None, node: str) -> None:
+        md = obj["metadata"]
+        uid = md.get("uid")
+        run_for = self._run_for.get(uid)
+        if run_for is None:
+            ann = md.get("annotations")
+            if ann and RUN_FOR in ann:
+                try:
+                    run_for = parse_time(ann[RUN_FOR])
+                except ValueError:
+                    run_for = None
+        if run_for is not None:
+            ns, name = md.get("namespace") or "default", md["name"]
+            self.at(self._offset() + run_for, lambda: self._complete(uid, ns, name, run_for, node))
+        if c is not None:
+            c.pod_bound(str(md.get("name")))
+            if c.kind == "StatefulSet":
+                self.at(self._offset(), c.reconcile)
+
+
+def _bind_create(create: Callable[[Mapping[str, Any]], None], obj: Mapping[str, Any]) -> Callable[[], None]:
+    return lambda: create(obj)
+
+
+def _key(obj: Mapping[str, Any]) -> tuple[str, str]:
+    md = obj.get("metadata")
+    md = md if isinstance(md, Mapping) else {}
+    return (str(md.get("namespace") or "default"), str(md.get("name")))
