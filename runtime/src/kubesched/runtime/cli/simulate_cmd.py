@@ -129,7 +129,7 @@ def simulate(
     observer = MeasuringResults()
     sched = Scheduler(cfg, reg, sim, seed=seed, tracer=tracer, simulated=True, reuse_results=reuse_results, observer=observer)
     profiles = [p.scheduler_name for p in cfg.profiles]
-    recorder = Recorder(sched.clock, sched.clock.now(), profiles)
+    recorder = Recorder(sched.clock, sched.clock.now(), profiles, sched.cache.pod)
     sim.store.subscribe(recorder.on_event)
     started = time.perf_counter()
     try:

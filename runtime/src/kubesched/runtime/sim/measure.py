@@ -14,7 +14,7 @@ import bisect
 import csv
 import io
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from kubesched.sdk import InvalidObjectError, Node, Pod
@@ -53,13 +53,13 @@ class MeasuringResults(Results):
 
     def __init__(self) -> None:
         super().__init__(None)
-        self.attempts = 0
         self.failures: dict[str, int] = {}
         self._fit: dict[str, list[str]] = {}
 
-    def seen(self, pod: Pod) -> Any:
-        self.attempts += 1
-        return super().seen(pod)
+    @property
+    def attempts(self) -> int:
+        """Scheduling attempts of every pod seen (each result keeps its pod's count)."""
+        return sum(r.attempts for r in self.pods.values())
 
     def fit_failure(self, uid: str, fe: FitError) -> None:
         super().fit_failure(uid, fe)
@@ -86,10 +86,13 @@ class Recorder:
     """Running totals of one simulated run, sampled at every virtual time something changed.
 
     ``clock``: the scheduler's (virtual) clock; ``start``: its time at the start of the run;
-    ``profiles``: the scheduler names whose pods count as pending while unbound."""
+    ``profiles``: the scheduler names whose pods count as pending while unbound; ``pod_view``:
+    the scheduler's Pod view of a uid, if it has one (``Cache.pod``: its requests are computed
+    already)."""
 
-    def __init__(self, clock: Any, start: float, profiles: Iterable[str]) -> None:
+    def __init__(self, clock: Any, start: float, profiles: Iterable[str], pod_view: Callable[[str], Pod | None] | None = None) -> None:
         self.clock = clock
+        self._pod_view = pod_view
         self.start = start
         self.profiles = frozenset(profiles)
         self.allocatable: dict[str, float] = {}
@@ -128,7 +131,7 @@ class Recorder:
         self._sample()
 
     def _now(self) -> float:
-        return self.clock.now() - self.start
+        return round(self.clock.now() - self.start, 6)  # microseconds: no float noise of the epoch
 
     def _node(self, etype: str, old: Mapping[str, Any] | None, new: Mapping[str, Any] | None) -> None:
         obj = new if new is not None else old
@@ -203,7 +206,8 @@ class Recorder:
     def _bind(self, uid: str, obj: Mapping[str, Any], node: str) -> None:
         try:
             # a pod on a node the cluster does not have takes nothing (NodeNotFound)
-            amounts = _amounts(Pod(obj).node_requests) if node in self._node_alloc else {}
+            view = self._pod_view(uid) if self._pod_view is not None else None
+            amounts = _amounts((view if view is not None else Pod(obj)).node_requests) if node in self._node_alloc else {}
         except InvalidObjectError:
             amounts = {}
         self._bound[uid] = (node, amounts)
@@ -287,43 +291,47 @@ class Recorder:
         }
 
     def _heatmap(self, res: Sequence[str], end: float) -> dict[str, Any]:
+        """Each node's allocation per resource at the end of each of (at most)
+        :data:`HEATMAP_BUCKETS` equal spans of [0, end]; None where the node did not exist."""
+        import numpy as np
+
         names = list(self._node_index)
-        n = len(names)
+        n, nres = len(names), len(res)
         buckets = HEATMAP_BUCKETS if end > 0 else 1
         width = end / buckets if end > 0 else 0.0
-        starts = [i * width for i in range(buckets)]
-        bounds = [(i + 1) * width for i in range(buckets)] if end > 0 else [0.0]
-        alloc: list[dict[str, float] | None] = [None] * n
-        req: list[dict[str, float]] = [{} for _ in range(n)]
-        grid: dict[str, list[list[float | None]]] = {r: [[None] * buckets for _ in range(n)] for r in res}
+        col = {r: k for k, r in enumerate(res)}
+        alloc = np.zeros((n, nres))
+        present = np.zeros(n, dtype=bool)
+        req = np.zeros((n, nres))
+        out = np.full((nres, n, buckets), np.nan)
         log = self._node_log
         times = [e[0] for e in log]
         idx = self._node_index
         pos = 0
-        for b, bound in enumerate(bounds):
-            stop = bisect.bisect_right(times, bound) if b < buckets - 1 else len(log)
+        for b in range(buckets):
+            stop = bisect.bisect_right(times, (b + 1) * width) if b < buckets - 1 else len(log)
             for k in range(pos, stop):
                 _, node, a, delta = log[k]
                 i = idx.get(node, -1)
                 if i < 0:
                     continue
                 if delta is not None:
-                    r_i = req[i]
                     for key, v in delta.items():
-                        r_i[key] = r_i.get(key, 0.0) + v
+                        c = col.get(key)
+                        if c is not None:
+                            req[i, c] += v
                 elif a is not None:
-                    alloc[i] = a
+                    present[i] = True
+                    alloc[i] = [a.get(r, 0.0) for r in res]
                 else:
-                    alloc[i] = None
+                    present[i] = False
             pos = stop
-            for i in range(n):
-                a_i = alloc[i]
-                if a_i is None:
-                    continue
-                r_i = req[i]
-                for r in res:
-                    grid[r][i][b] = round(_ratio(r_i.get(r, 0.0), a_i.get(r, 0.0)), 4)
-        return {"nodes": names, "t": starts, "allocation": grid}
+            with np.errstate(divide="ignore", invalid="ignore"):
+                ratio = np.where(alloc > 0, req / np.where(alloc > 0, alloc, 1.0), 0.0)
+            ratio[~present] = np.nan
+            out[:, :, b] = np.round(np.maximum(ratio, 0.0), 4).T
+        grid = {r: [[None if x != x else x for x in row] for row in out[k].tolist()] for k, r in enumerate(res)}
+        return {"nodes": names, "t": [b * width for b in range(buckets)], "allocation": grid}
 
 
 def _ratio(req: float, alloc: float) -> float:

@@ -91,7 +91,7 @@ class Replay:
         return did
 
     def _offset(self) -> float:
-        return self.clock.now() - self.start
+        return round(self.clock.now() - self.start, 6)
 
     # the run --------------------------------------------------------------------------------------
     def run(self) -> None:
