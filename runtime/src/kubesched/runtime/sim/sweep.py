@@ -218,6 +218,10 @@ def _run_on_dask_worker(exp: Experiment, cwd: str) -> dict[str, Any]:
     )
     res = run_one(local, f"{where} ({worker_id()})" if where else None)
     res["workload"], res["config"] = given.workload, given.config
+    if "error" in res:  # name the files as given
+        for path, as_given in ((local.workload, given.workload), (local.config, given.config)):
+            if path and as_given and path != as_given:
+                res["error"] = res["error"].replace(path, as_given)
     return res
 
 
@@ -331,7 +335,7 @@ def _run_dask(exps: Sequence[Experiment], address: str, finished: Callable[[int,
     except ImportError:
         raise SweepError(f"--address {quote(address)}: the Dask client is not installed (pip install 'kubesched[sweep]')") from None
     try:
-        client = Client(address, timeout="10s", set_as_default=False)
+        client = Client(address, set_as_default=False)  # connect timeout: distributed.comm.timeouts.connect
     except (OSError, ValueError, TypeError) as e:
         raise SweepError(f"--address {quote(address)}: cannot connect to the Dask scheduler: {_message(e)}") from None
     try:
@@ -340,7 +344,7 @@ def _run_dask(exps: Sequence[Experiment], address: str, finished: Callable[[int,
         futures = [client.submit(_run_on_dask_worker, exp, cwd, key=f"kubesched-experiment-{i}-{token}", pure=False) for i, exp in enumerate(exps)]
         index = {f.key: i for i, f in enumerate(futures)}
         try:
-            for fut in as_completed(futures):
+            for fut in as_completed(futures, loop=client.loop):
                 i = index[fut.key]
                 try:
                     res = fut.result()
