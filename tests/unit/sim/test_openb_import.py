@@ -286,16 +286,52 @@ def test_cli_unwritable_output_is_one_line_exit_2(tmp_path: Path) -> None:
     _assert_user_error(r, f"{out}: cannot write: No such file or directory")
 
 
-def test_the_workload_simulates(tmp_path: Path) -> None:
-    """``kubesched simulate`` reads the output (times or not): the G2|T4 pod matches no node."""
+UNSCHEDULABLE = (
+    "0/2 nodes are available: 2 node(s) didn't match Pod's node affinity/selector. no new claims to deallocate, "
+    "preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling."
+)
+
+
+@pytest.mark.parametrize(
+    ("departures", "expected"),
+    [
+        (
+            "delete-at",
+            {
+                "openb-pod-0000": ("Deleted", None, "deleted at 4m10s (sim.kubesched.io/delete-at)"),
+                "openb-pod-0002": ("Deleted", "openb-node-0001", "deleted at 1m40s (sim.kubesched.io/delete-at), from node openb-node-0001"),
+                "openb-pod-0001": ("Scheduled", "openb-node-0001", ""),
+            },
+        ),
+        (
+            "run-for",
+            {
+                "openb-pod-0000": ("Unschedulable", None, UNSCHEDULABLE),
+                "openb-pod-0002": ("Completed", "openb-node-0001", "ran 1m20s on node openb-node-0001 (sim.kubesched.io/run-for)"),
+                "openb-pod-0001": ("Scheduled", "openb-node-0001", ""),
+            },
+        ),
+        (
+            "none",
+            {
+                "openb-pod-0000": ("Unschedulable", None, UNSCHEDULABLE),
+                "openb-pod-0002": ("Scheduled", "openb-node-0001", ""),
+                "openb-pod-0001": ("Scheduled", "openb-node-0001", ""),
+            },
+        ),
+    ],
+)
+def test_the_workload_replays(tmp_path: Path, departures: str, expected: dict) -> None:
+    """``kubesched simulate`` replays the output over its times: the G2|T4 pod matches no node
+    (and is deleted at 250 s with delete-at), the GPU pod leaves at 100 s or after 80 s."""
     from kubesched.runtime.cli.simulate_cmd import simulate
 
     nodes, pods = _write(tmp_path)
     out = tmp_path / "w.yaml"
-    assert CliRunner().invoke(main, ["import", "openb", "--nodes", str(nodes), "--pods", str(pods), "-o", str(out)]).exit_code == 0
-    got = {p["name"]: (p["status"], p.get("node")) for p in simulate(str(out), seed=1)["pods"]}
-    assert got["openb-pod-0000"] == ("Unschedulable", None)
-    assert got["openb-pod-0002"] == ("Scheduled", "openb-node-0001")
+    r = CliRunner().invoke(main, ["import", "openb", "--nodes", str(nodes), "--pods", str(pods), "--departures", departures, "-o", str(out)])
+    assert r.exit_code == 0, r.output
+    got = {p["name"]: (p["status"], p.get("node"), p.get("message", "")) for p in simulate(str(out), seed=1)["pods"]}
+    assert got == expected
 
 
 def test_the_real_trace() -> None:
