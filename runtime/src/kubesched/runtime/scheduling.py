@@ -432,7 +432,7 @@ class Scheduling:
             seen = rot[:processed]
             rej = np.flatnonzero(seen)
             codes = seen[rej]
-            if len(table) > 1:
+            if any(st.code is Code.ERROR for st in table[1:]):
                 errs = [c for c in np.unique(codes).tolist() if table[c].code is Code.ERROR]
                 if errs:
                     # the walk stops at the first node with an Error (in order)

@@ -445,9 +445,8 @@ class Fit:
         if unresolvable is not None:
             codes |= unresolvable.astype(np.int64) << len(checks)
         table: dict[int, Status] = {}
-        for c in np.unique(codes).tolist():
-            if c == 0:
-                continue
+        rejected = codes[codes != 0]
+        for c in np.unique(rejected).tolist() if rejected.size else ():
             reasons = [r for bit, (r, _i, _u) in enumerate(checks) if c >> bit & 1]
             code = Code.UNSCHEDULABLE_AND_UNRESOLVABLE if c >> len(checks) & 1 else Code.UNSCHEDULABLE
             table[c] = Status(code, *reasons)
