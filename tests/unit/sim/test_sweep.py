@@ -357,3 +357,19 @@ def test_sweep_bad_arguments(files: Path, args: list[str], message: str | None) 
         assert r.stderr == 'kubesched: error: --address "tcp://127.0.0.1:1": cannot connect to the Dask scheduler: OSError: Timed out trying to connect to tcp://127.0.0.1:1 after 1 s\n'
     else:
         assert r.stderr == message
+
+
+def test_a_run_ctrl_c_stopped_in_process_is_kept_and_the_rest_cancelled(files: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With -j 1 a Ctrl-C reaches the run itself, which returns what it measured, marked
+    ``interrupted`` (as ``simulate`` does): the sweep keeps it and starts nothing more."""
+    real = sim.run_experiment
+
+    def stopped_at_seed_2(workload: str, *args: Any, seed: int | None = None, **kwargs: Any) -> dict[str, Any]:
+        m = real(workload, *args, seed=seed, **kwargs)
+        return {**m, "interrupted": True} if seed == 2 else m
+
+    monkeypatch.setattr(sim, "run_experiment", stopped_at_seed_2)
+    r = CliRunner().invoke(main, ["sweep", "--workload", "w.yaml", "--seeds", "1-3", "-j", "1", "-o", "json", "--full"])
+    assert r.exit_code == 130
+    assert r.stderr == "kubesched: interrupted: 2 of 3 experiments finished (1 stopped early: what it measured so far), 1 cancelled\n"
+    assert [(row["seed"], row["measurements"]["interrupted"]) for row in json.loads(r.stdout)] == [(1, False), (2, True)]

@@ -211,9 +211,10 @@ def emit(ctx: click.Context, results: Results, total: int, output: str, full: bo
     failed = sum(1 for r in rows if "error" in r)
     if failed:
         click.echo(f"kubesched: {failed} of {total} experiment{'' if total == 1 else 's'} failed", err=True)
-    if results.cancelled:
-        n = len(results.cancelled)
-        click.echo(f"kubesched: interrupted: {len(results)} of {total} experiments finished, {n} cancelled", err=True)
+    if results.interrupted:
+        stopped = sum(1 for m in results if m.get("interrupted"))
+        early = f" ({stopped} stopped early: what it measured so far)" if stopped else ""
+        click.echo(f"kubesched: interrupted: {len(results)} of {total} experiments finished{early}, {len(results.cancelled)} cancelled", err=True)
         ctx.exit(130)
     if failed:
         ctx.exit(1)

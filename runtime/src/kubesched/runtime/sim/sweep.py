@@ -271,14 +271,14 @@ def default_jobs() -> int:
 
 
 def _run_here(exps: Sequence[Experiment], finished: Callable[[int, dict[str, Any]], None]) -> None:
-    for i, exp in enumerate(exps):
-        try:
+    try:
+        for i, exp in enumerate(exps):
             res = run_one(exp)
-        except KeyboardInterrupt:
-            return
-        finished(i, res)
-        if res.get("interrupted"):  # Ctrl-C stopped this run: it measured what it could
-            return
+            finished(i, res)
+            if res.get("interrupted"):  # Ctrl-C stopped this run: it measured what it could
+                return
+    except KeyboardInterrupt:
+        return
 
 
 def _run_pool(exps: Sequence[Experiment], jobs: int, finished: Callable[[int, dict[str, Any]], None]) -> None:
