@@ -132,3 +132,24 @@ def test_sweep_command_with_address(cluster: Any, files: Path) -> None:
         ("most", 2, 4, 0),
     ]
     assert r.stderr == ""
+
+
+def test_plugin_discovery_where_distributed_is_imported(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A Dask worker has imported distributed, whose dask pulls in the importlib_metadata
+    backport: its finder then serves ``importlib.metadata.distributions()``, whose metadata
+    raises KeyError for a missing field. A distribution without Name or Version is still
+    listed as ``<unknown>`` (the registry reads the fields with ``.get``)."""
+    import importlib_metadata  # what dask imports
+
+    from kubesched.runtime.registry import Registry
+
+    assert importlib_metadata.__name__ == "importlib_metadata"
+    info = tmp_path / "noname-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\n")
+    (info / "entry_points.txt").write_text("[kubesched.plugins]\nNoName = kubesched_noname_missing:X\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert Registry.discover(allow=None).get("NoName").describe_error() == (
+        'plugin "NoName" from distribution <unknown> failed to load: '
+        "ModuleNotFoundError: No module named 'kubesched_noname_missing'"
+    )

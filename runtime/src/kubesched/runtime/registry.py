@@ -175,7 +175,8 @@ def _entry_points() -> list[metadata.EntryPoint]:
     out: list[metadata.EntryPoint] = []
     seen: set[str] = set()
     for dist in metadata.distributions():
-        key = normalize_name(dist.metadata["Name"] or "")
+        meta: Any = dist.metadata  # .get: the importlib_metadata backport's [] raises KeyError
+        key = normalize_name(meta.get("Name") or "")
         if key not in seen:
             seen.add(key)
             out.extend(dist.entry_points)
@@ -187,7 +188,7 @@ def _dist_of(ep: Any) -> tuple[str, str]:
     dist = ep.dist
     if dist is None:
         return "<unknown>", ""
-    return str(dist.metadata["Name"] or "<unknown>"), str(dist.version or "")
+    return str(dist.metadata.get("Name") or "<unknown>"), str(dist.metadata.get("Version") or "")
 
 
 #: why an entry point was not loaded: not in the allow-list, or named like a built-in plugin
