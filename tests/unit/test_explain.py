@@ -17,7 +17,7 @@ DATA = pathlib.Path(__file__).parent / "data" / "explain_cluster.yaml"
 
 
 def test_pod_rejected_by_two_plugins_names_both_reasons_per_node() -> None:
-    ex = explain_simulated(str(DATA), "p", seed=1)
+    ex = explain_simulated(str(DATA), "p", seed=1, alone=True)
     # n1 is tainted AND too small: both plugins' reasons are reported for it
     assert ex.filter["n1"]["TaintToleration"] == "node(s) had untolerated taint(s)"
     assert ex.filter["n1"]["NodeResourcesFit"] == "Insufficient cpu"
@@ -37,7 +37,7 @@ def test_unschedulable_pod_explains_with_kube_scheduler_message(tmp_path: pathli
     text = DATA.read_text().replace('cpu: "2"}}}]}', 'cpu: "5"}}}]}')
     f = tmp_path / "c.yaml"
     f.write_text(text)
-    ex = explain_simulated(str(f), "p")
+    ex = explain_simulated(str(f), "p", alone=True)
     assert ex.selected is None
     # with the PostFilter (preemption) part, as the scheduler's message
     assert ex.message.startswith("0/3 nodes are available: 1 node(s) had untolerated taint(s), 2 Insufficient cpu. ")
@@ -49,12 +49,12 @@ def test_unschedulable_pod_explains_with_kube_scheduler_message(tmp_path: pathli
 
 def test_explain_cli_json_and_table() -> None:
     runner = CliRunner()
-    res = runner.invoke(main, ["explain", "default/p", "--cluster", str(DATA), "-o", "json", "--seed", "1"])
+    res = runner.invoke(main, ["explain", "default/p", "--cluster", str(DATA), "--alone", "-o", "json", "--seed", "1"])
     assert res.exit_code == 0, res.output
     data = json.loads(res.output)
     assert data["selected"] in ("n2", "n3")
     assert data["ranking"][0] == {"node": data["selected"], "score": data["totals"][data["selected"]]}
-    res = runner.invoke(main, ["explain", "p", "--cluster", str(DATA), "--seed", "1"])
+    res = runner.invoke(main, ["explain", "p", "--cluster", str(DATA), "--alone", "--seed", "1"])
     assert res.exit_code == 0
     assert "TaintToleration: node(s) had untolerated taint(s)" in res.output
     assert "selected node: n" in res.output
@@ -185,7 +185,7 @@ def test_plugin_error_is_an_error_as_simulate_reports_it(tmp_path: pathlib.Path,
     cluster, config = _files(tmp_path, ["P"])
     simulated = simulate(str(cluster), str(config), registry=reg, seed=1)["pods"][0]
     assert (simulated["status"], simulated["message"]) == ("Error", message)
-    ex = explain_simulated(str(cluster), "p", str(config), registry=reg, seed=1)
+    ex = explain_simulated(str(cluster), "p", str(config), registry=reg, seed=1, alone=True)
     assert (ex.status, ex.error, ex.message, ex.selected) == ("Error", message, message, None)
     assert ex.as_dict()["status"] == "Error"
 
@@ -198,7 +198,7 @@ def test_explain_cli_prints_the_error(monkeypatch: pytest.MonkeyPatch, tmp_path:
     reg.register("P", _RaisesInFilter)
     monkeypatch.setattr(cli.app, "registry", lambda: reg)
     cluster, config = _files(tmp_path, ["P"])
-    res = CliRunner().invoke(main, ["explain", "p", "--cluster", str(cluster), "--config", str(config)])
+    res = CliRunner().invoke(main, ["explain", "p", "--cluster", str(cluster), "--alone", "--config", str(config)])
     assert res.exit_code == 0, res.output
     assert res.stdout.splitlines()[-1] == 'Error: running Filter plugin "P": ValueError: cannot read node b'
     assert "unschedulable" not in res.stdout
@@ -261,7 +261,7 @@ def _explain_with(reg, plugins):
     import tempfile
 
     cluster, config = _files(pathlib.Path(tempfile.mkdtemp()), plugins)
-    return explain_simulated(str(cluster), "p", str(config), registry=reg, seed=1)
+    return explain_simulated(str(cluster), "p", str(config), registry=reg, seed=1, alone=True)
 
 
 # explain's message is the scheduler's FailedScheduling message -----------------------------------
@@ -311,7 +311,7 @@ def test_explain_message_equals_the_schedulers(tmp_path: pathlib.Path, case: str
 
     f = tmp_path / "c.yaml"
     f.write_text(yaml.safe_dump_all([*objs, pod]))
-    ex = explain_simulated(str(f), "p", seed=1)
+    ex = explain_simulated(str(f), "p", seed=1, alone=True)
     reg = app.registry()
     sim = SimulatedCluster(load_manifests(str(f)), source=str(f))
     sched = Scheduler(app.load_config_file(None, reg), reg, sim, seed=1, simulated=True)
@@ -336,7 +336,7 @@ def test_explain_words_nodes_outside_the_prefilter_result_as_the_scheduler(tmp_p
     objs = _equal_cases()[0][1]
     f = tmp_path / "c.yaml"
     f.write_text(yaml.safe_dump_all([*objs, make_pod().name("p").node_affinity_in("metadata.name", ["b"], field=True).obj()]))
-    ex = explain_simulated(str(f), "p")
+    ex = explain_simulated(str(f), "p", alone=True)
     assert ex.message.startswith(
         "0/3 nodes are available: 1 node(s) had untolerated taint(s), 2 node(s) didn't satisfy plugin(s) [NodeAffinity]. "
     )

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import logging
+import random
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -56,8 +57,20 @@ class Explanation:
     message: str = ""
     error: str = ""
     #: the status of a pod that was not dry-run, as ``kubesched simulate`` reports it (Gated,
-    #: Ignored, NodeNotFound, or Error for a pod the cluster refuses), with ``message``
+    #: Ignored, NodeNotFound, or Error for a pod the cluster refuses), with ``message``; in
+    #: context, simulate's status of the pod (and ``message`` simulate's message, when it has one)
     outcome: str = ""
+    #: "in-context" (the pod's last scheduling cycle in the simulation of the file), "alone"
+    #: (the other pods of the file first, then this one) or "live" (a live cluster)
+    mode: str = ""
+    #: in context: how many scheduling cycles the pod had (the explained one is the last)
+    attempts: int | None = None
+    #: in context: the virtual time (seconds since the start of the run) of the explained cycle
+    time: float | None = None
+    #: in context: the node simulate reports for the pod (Scheduled, Deleted, Running...)
+    node: str | None = None
+    #: what explain did as the scheduling cycle does, in words (e.g. the nominated node checked first)
+    notes: list[str] = field(default_factory=list)
 
     @property
     def status(self) -> str:
@@ -84,7 +97,17 @@ class Explanation:
             "selected": self.selected,
             "message": self.message,
             "error": self.error,
+            "mode": self.mode,
+            "attempts": self.attempts,
+            "time": self.time,
+            "node": self.node,
+            "notes": self.notes,
         }
+
+    @property
+    def cycle_status(self) -> str:
+        """What the explained cycle decided: Scheduled (a node selected), Unschedulable or Error."""
+        return "Error" if self.error else ("Scheduled" if self.selected else "Unschedulable")
 
 
 #: PreFilter codes after which the cycle goes on; any other is an Error
@@ -163,8 +186,56 @@ def _post_filter(framework: Any, state: CycleState, pod: Pod, diag: Any, node_na
     return st.message or st.code.label
 
 
-def explain_pod(framework: Any, snapshot: Any, pod: Pod, *, select: Callable[[list[Any]], str] | None = None) -> Explanation:
-    """Dry-run ``pod`` through ``framework`` on ``snapshot`` and explain every decision."""
+def _with_nominated(framework: Any, state: CycleState, pod: Pod, ni: NodeInfo) -> tuple[NodeInfo, CycleState, Status] | None:
+    """RunFilterPluginsWithNominatedPods' first pass for one node: the node and the cycle state
+    with the pods nominated to it of equal or higher priority added (and AddPod's status), or
+    None when there are none."""
+    higher = [p for p in framework.services.nominated_pods_for_node(ni.name) if p.priority >= pod.priority and p.uid != pod.uid]
+    if not higher:
+        return None
+    ni_out = ni.clone()
+    state_out = state.clone()
+    for np in higher:
+        ni_out.add_pod(np)
+        st = framework.run_pre_filter_extension_add_pod(state_out, pod, np, ni_out)
+        if not st.is_success():
+            return ni_out, state_out, st
+    return ni_out, state_out, Status()
+
+
+def _cycle_candidates(framework: Any, cycle: Any, pod: Pod, nodes: Sequence[NodeInfo], ex: Explanation) -> list[NodeInfo]:
+    """The feasible nodes the scheduling cycle of ``cycle`` (the scheduler's Scheduling) goes on
+    with, in its order: the pod's nominated node alone when it passes, else the nodes (those
+    PreFilter kept) from the rotating start index, cut after percentageOfNodesToScore's count."""
+    from ..scheduling import num_feasible_nodes_to_find
+
+    by_name = {ni.name: ni for ni in nodes}
+    nominated = pod.nominated_node_name
+    if nominated and nominated in by_name and nominated in ex.feasible:
+        ex.notes.append(f"the pod's nominated node {nominated} passes every Filter: the scheduling cycle takes it, without scoring")
+        return [by_name[nominated]]
+    order = [by_name[n] for n in ex.prefilter_nodes if n in by_name] if ex.prefilter_nodes is not None else list(nodes)
+    n = len(order)
+    start = cycle.next_start_node_index % n if n else 0
+    pct = framework.percentage_of_nodes_to_score
+    if pct is None:
+        pct = cycle.global_percentage
+    to_find = num_feasible_nodes_to_find(pct, n)
+    feasible = set(ex.feasible)
+    cands = [ni for ni in order[start:] + order[:start] if ni.name in feasible][:to_find]
+    if len(cands) < len(feasible):
+        ex.notes.append(f"the scheduling cycle stops after {to_find} feasible node(s) (percentageOfNodesToScore) and scores those")
+    return cands
+
+
+def explain_pod(framework: Any, snapshot: Any, pod: Pod, *, select: Callable[[list[Any]], str] | None = None, cycle: Any = None) -> Explanation:
+    """Dry-run ``pod`` through ``framework`` on ``snapshot`` and explain every decision.
+
+    ``cycle``: the scheduler's Scheduling, to explain the cycle it is about to run (in
+    context): Filter counts the pods nominated to each node as the cycle does, and the node is
+    chosen as the cycle chooses it (the nominated node first; the feasible nodes it scores, in
+    its order; no scores for a single one; a tie broken by the draw its RNG would make, from a
+    copy of its state: the RNG itself is not used). ``select`` is then ignored."""
     from ..scheduling import Diagnosis, FitError
 
     ex = Explanation(pod=pod.key, profile=framework.profile_name)
@@ -222,6 +293,7 @@ def explain_pod(framework: Any, snapshot: Any, pod: Pod, *, select: Callable[[li
         diag.narrowed_by_pre_filter(narrowing)
     # Filter: every plugin on every node; the scheduler's diagnosis keeps the first rejection
     # of the nodes it filters (those PreFilter kept)
+    with_nominated = cycle is not None and framework.services is not None and framework.services.has_nominated_pods()
     for ni in nodes:
         verdicts: dict[str, str] = {}
         if rejected is not None:
@@ -229,14 +301,20 @@ def explain_pod(framework: Any, snapshot: Any, pod: Pod, *, select: Callable[[li
         elif ex.prefilter_nodes is not None and ni.name not in ex.prefilter_nodes:
             verdicts["PreFilter"] = diag.absent_status.message if diag.absent_status is not None else ""
         first_fail: Status | None = None
+        extra = _with_nominated(framework, state, pod, ni) if with_nominated and "PreFilter" not in verdicts else None
         for name, fn in framework.filter:
             if name in state.skip_filter_plugins:
                 verdicts[name] = "skipped"
                 continue
             if rejected is not None:
                 continue
-            # the framework's runner, for this one plugin: its status (and message) exactly
-            st = framework.run_filter_plugins(state, pod, ni, [(name, fn)])
+            # the framework's runner, for this one plugin: its status (and message) exactly;
+            # in context, first with the nominated pods added, as the cycle filters
+            st = extra[2] if extra is not None else Status()
+            if st.is_success() and extra is not None:
+                st = framework.run_filter_plugins(extra[1], pod, extra[0], [(name, fn)])
+            if st.is_success():
+                st = framework.run_filter_plugins(state, pod, ni, [(name, fn)])
             verdicts[name] = _verdict(st)
             if st.code is Code.ERROR and not ex.error:
                 ex.error = st.message
@@ -262,6 +340,13 @@ def explain_pod(framework: Any, snapshot: Any, pod: Pod, *, select: Callable[[li
         ex.message = fe.message()
         return ex
     feasible = [ni for ni in nodes if ni.name in ex.feasible]
+    if cycle is not None:
+        feasible = _cycle_candidates(framework, cycle, pod, nodes, ex)
+        if len(feasible) == 1:  # the cycle takes a single feasible node without scoring
+            ex.selected = feasible[0].name
+            if ex.selected != pod.nominated_node_name:
+                ex.notes.append(f"one node to choose from ({ex.selected}): the scheduling cycle runs no PreScore or Score")
+            return ex
     # PreScore, Score, NormalizeScore, weights: the framework's own runners (same contract,
     # same messages as a scheduling cycle), with every plugin's raw/normalized/weighted score
     st = framework.run_pre_score_plugins(state, pod, feasible)
@@ -286,8 +371,20 @@ def explain_pod(framework: Any, snapshot: Any, pod: Pod, *, select: Callable[[li
     for nps in scores:
         ex.scores[nps.name] = {ps.name: (ps.raw, ps.normalized, ps.weighted) for ps in nps.scores}
         ex.totals[nps.name] = nps.total_score
-    ex.ranking = sorted(ex.totals.items(), key=lambda kv: (-kv[1], ex.feasible.index(kv[0])))
-    if select is not None:
+    order = [ni.name for ni in feasible]
+    ex.ranking = sorted(ex.totals.items(), key=lambda kv: (-kv[1], order.index(kv[0])))
+    if cycle is not None:
+        # selectHost's one draw among the best, in the cycle's order, from a copy of its RNG
+        top = max(ex.totals.values())
+        best = [n for n in order if ex.totals[n] == top]
+        if len(best) == 1:
+            ex.selected = best[0]
+        else:
+            rng = random.Random()
+            rng.setstate(cycle.rng.getstate())
+            ex.selected = best[rng.randrange(len(best))]
+            ex.notes.append(f"a tie between {', '.join(best)}: broken by the draw the scheduling cycle makes (--seed)")
+    elif select is not None:
         from ..framework import NodePluginScores
 
         ex.selected = select([NodePluginScores(n, [], t) for n, t in ex.totals.items()])
@@ -309,10 +406,18 @@ def render_explanation(ex: Explanation, console: Any = None) -> None:
 
     console = console or Console(width=max(140, Console().width))
     console.print(f"[bold]{text(ex.pod)}[/] (profile {text(ex.profile or '-')})")
-    if ex.outcome:
+    ran = bool(ex.nodes)  # a cycle was explained (else only simulate's status is known)
+    if ex.outcome and not ran:
         style = "red" if ex.outcome in ("Error", "NodeNotFound") else "yellow"
-        console.print(f"[{style}]{ex.outcome}[/]: {text(ex.message)}")
+        if ex.message or not ex.node:
+            console.print(f"[{style}]{ex.outcome}[/]: {text(ex.message)}")
+        else:  # Running: placed by the file, no scheduling cycle
+            console.print(f"[{style}]{ex.outcome}[/] on node {text(ex.node)}: no scheduling cycle (spec.nodeName is set in the file)")
         return
+    if ex.mode == "in-context" and ex.attempts is not None:
+        console.print(text(f"in context: attempt {ex.attempts} (the pod's last scheduling cycle), at {_virtual(ex.time)} of virtual time; simulate reports {outcome_words(ex)}"))
+    for note in ex.notes:
+        console.print("note: " + text(note))
     if ex.error and not ex.prefilter and not ex.filter:
         console.print(f"[red]Error[/]: {text(ex.error)}")
         return
@@ -360,6 +465,29 @@ def render_explanation(ex: Explanation, console: Any = None) -> None:
         console.print(f"selected node: [bold green]{text(ex.selected)}[/]")
     else:
         console.print(f"[yellow]unschedulable[/]: {text(ex.message)}")
+    if ex.outcome and ex.outcome != ex.cycle_status:
+        # what became of the pod after the cycle (a preemption victim, a failed binding)
+        console.print(text(f"after this cycle: {outcome_words(ex)}"))
+
+
+def outcome_words(ex: Explanation) -> str:
+    """simulate's status of an explained pod, in words: "Scheduled on node n1",
+    "Unschedulable", "Deleted on node n1: deleted during the run, ...", "Error: ...", or
+    "Unschedulable: ..." for a pod whose cycle chose a node and was rejected after it."""
+    words = ex.status
+    if ex.node:
+        words += f" on node {ex.node}"
+    # an Unschedulable cycle's message is the table's last line; a pod rejected after its
+    # cycle chose a node (at Permit, say) has the message of that rejection
+    if ex.message and ex.status != "Scheduled" and not (ex.status == "Unschedulable" and ex.cycle_status == "Unschedulable"):
+        words += f": {ex.message}"
+    return words
+
+
+def _virtual(t: float | None) -> str:
+    from ..timefmt import go_duration
+
+    return go_duration(t or 0.0)
 
 
 class ResultRecorder:
