@@ -339,6 +339,8 @@ def test_comparison_has_one_series_per_run_in_each_chart() -> None:
         ps = paths(page, chart)
         assert [p["data-series"] for p in ps] == ["least-allocated", "most-allocated"]
         assert [p["stroke"] for p in ps] == [charts.PALETTE[0], charts.PALETTE[1]]
+        # the earlier run drawn wider: equal runs show as a band instead of hiding each other
+        assert [p.get("style") for p in ps] == ["stroke-width:5px", None]
     assert paths(page, "allocation-cpu")[1]["data-max"] == "1.0"
     c = cells(page)
     assert (c[(0, "arrived")], c[(1, "arrived")]) == (("5", "5"), ("6", "6"))

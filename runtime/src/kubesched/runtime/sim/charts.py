@@ -126,13 +126,22 @@ def time_unit(span: float) -> tuple[str, float]:
     return "d", 86400.0
 
 
-def nice_ticks(lo: float, hi: float, target: int = 6) -> list[float]:
-    """Round tick values (1, 2, 2.5 or 5 times a power of ten) covering [lo, hi]."""
+def nice_step(raw: float, *, integer: bool = False) -> float:
+    """The smallest round step (1, 2, 2.5 or 5 times a power of ten; whole numbers when
+    ``integer``) at least ``raw``."""
+    if raw <= 0:
+        return 1.0
+    mag = 10 ** math.floor(math.log10(raw))
+    steps = (1, 2, 5, 10) if integer and mag < 10 else (1, 2, 2.5, 5, 10)
+    step = next(m * mag for m in steps if m * mag >= raw)
+    return max(step, 1.0) if integer else step
+
+
+def nice_ticks(lo: float, hi: float, target: int = 6, *, integer: bool = False) -> list[float]:
+    """Round tick values (see ``nice_step``) covering [lo, hi]."""
     if hi <= lo:
         return [lo]
-    raw = (hi - lo) / target
-    mag = 10 ** math.floor(math.log10(raw))
-    step = next(m * mag for m in (1, 2, 2.5, 5, 10) if m * mag >= raw)
+    step = nice_step((hi - lo) / target, integer=integer)
     first = math.ceil(lo / step - 1e-9) * step
     ticks = []
     k = 0
@@ -181,7 +190,10 @@ def step_chart(
         y_hi = 1.0
     else:
         top = max((max(v) for _, _, v in drawn if v), default=0.0)
-        y_hi = max(nice_ticks(0.0, top)[-1], top) if top > 0 else 1.0
+        # counts: whole-number ticks, the top tick at least 8 % above the highest value
+        padded = top * 1.08 if top > 0 else 1.0
+        step = nice_step(padded / 5, integer=True)
+        y_hi = math.ceil(padded / step - 1e-9) * step
     x0, x1 = _MARGIN_LEFT, WIDTH - _MARGIN_RIGHT
     y0, y1 = HEIGHT - _MARGIN_BOTTOM, _MARGIN_TOP
     sx = (x1 - x0) / (t_end - t_start)
@@ -203,7 +215,7 @@ def step_chart(
         f'<rect class="plot" x="{x0}" y="{y1}" width="{x1 - x0}" height="{y0 - y1}"/>',
     ]
     # y axis
-    y_ticks = [0.0, 0.25, 0.5, 0.75, 1.0] if percent else nice_ticks(0.0, y_hi, 5)
+    y_ticks = [0.0, 0.25, 0.5, 0.75, 1.0] if percent else nice_ticks(0.0, y_hi, 5, integer=True)
     for v in y_ticks:
         y = _f(py(v))
         label = f"{round(v * 100)} %" if percent else _num(v)
@@ -230,12 +242,16 @@ def step_chart(
         if not ts:
             out.append(f'<path class="series" data-series="{escape(name)}" data-points="0" d=""/>')
             continue
+        # overlaid runs: earlier lines drawn wider, so a run equal to a later one shows as a band
+        # around it instead of disappearing under it
+        wider = min(len(drawn) - 1 - k, 3)
+        width = f' style="stroke-width:{2 + 3 * wider:g}px"' if wider else ""
         parts = [f"M{_f(px(ts[0]))} {_f(py(vs[0]))}"]
         for i in range(1, len(ts)):
             parts.append(f"H{_f(px(ts[i]))}V{_f(py(vs[i]))}")
         out.append(
             f'<path class="series" data-series="{escape(name)}" data-points="{len(ts)}" '
-            f'data-max="{max(vs)!r}" stroke="{color}" d="{"".join(parts)}">'
+            f'data-max="{max(vs)!r}" stroke="{color}"{width} d="{"".join(parts)}">'
             f"<title>{escape(name)}</title></path>"
         )
     # legend

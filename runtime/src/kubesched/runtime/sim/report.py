@@ -111,15 +111,18 @@ def _header(ms: Sequence[Mapping[str, Any]], names: list[str]) -> str:
             value, text = get(m)
             cells.append(_cell(i, metric, value, text))
         body.append(f'<tr><th scope="row">{label}</th>{"".join(cells)}</tr>')
-    warnings = "".join(
+    return (
+        f'<table id="runs"><thead><tr><th scope="col">run</th>{head}</tr></thead>'
+        f"<tbody>{''.join(body)}</tbody></table>"
+    )
+
+
+def _warnings(ms: Sequence[Mapping[str, Any]], names: list[str]) -> str:
+    return "".join(
         f'<p class="warning" data-interrupted="{i}">\u26a0 Run {_t(names[i])} was interrupted '
         "(Ctrl-C): these are the measurements up to the interruption.</p>"
         for i, m in enumerate(ms)
         if m.get("interrupted")
-    )
-    return (
-        f'<table id="runs"><thead><tr><th scope="col">run</th>{head}</tr></thead>'
-        f"<tbody>{''.join(body)}</tbody></table>{warnings}"
     )
 
 
@@ -255,6 +258,7 @@ table{border-collapse:collapse;margin:4px 0}th,td{padding:3px 10px;border-bottom
 th[scope=row]{text-align:left;font-weight:normal;color:#444}thead th{border-bottom:2px solid #999}
 #runs td,#failures th[scope=row]{text-align:left}tr.first th,tr.first td{border-top:1px solid #bbb}
 .warning{background:#fff3cd;border:1px solid #e0b000;padding:6px 10px;display:inline-block}
+.top{display:flex;flex-wrap:wrap;gap:0 48px}.top h2{margin-top:8px}
 .charts{display:flex;flex-wrap:wrap;gap:8px}.chart-box,figure{margin:0 0 8px}
 svg text{font-size:11px;fill:#333}svg .title{font-size:13px;font-weight:600}
 .plot{fill:#fafafa;stroke:#ccc}.grid{stroke:#e4e4e4}.axisline,.tickline{stroke:#888}
@@ -314,15 +318,18 @@ def render_report(ms: Sequence[Mapping[str, Any]], *, title: str | None = None) 
             '<meta name="viewport" content="width=device-width, initial-scale=1">',
             f"<title>{_t(title)}</title><style>{_CSS}</style></head><body>",
             f'<h1 id="title">{_t(title)}</h1>',
+            _warnings(ms, names),
+            '<div class="top"><section><h2 id="runs-title">Runs</h2>',
             _header(ms, names),
-            '<h2 id="summary-title">Summary</h2>',
+            '</section><section><h2 id="summary-title">Summary</h2>',
             _summary(ms, names, resources),
+            "</section></div>",
             '<h2 id="charts-title">Over virtual time</h2>',
             f'<div class="charts">{_charts(ms, names, resources)}</div>',
-            '<h2 id="failures-title">Failed scheduling attempts by reason</h2>',
-            _failures(ms, names),
             '<h2 id="heatmap-title">Allocation per node</h2>',
             _heatmaps(ms, names, resources),
+            '<h2 id="failures-title">Failed scheduling attempts by reason</h2>',
+            _failures(ms, names),
             f'<div id="tip"></div><script>{_JS}</script></body></html>\n',
         ]
     )
