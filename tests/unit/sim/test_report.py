@@ -289,6 +289,25 @@ def test_charts_are_step_paths_on_the_time_axis() -> None:
     assert '>100 %</text>' in page
 
 
+def test_low_allocation_zooms_the_percent_axis() -> None:
+    m = measurements()
+    m["series"]["requested"]["cpu"] = [0.0, 0.02, 0.06, 0.03]  # 0, 0.25 %, 0.75 %, 0.75 %
+    page = render_report([m])
+    block = re.search(r'<svg [^>]*data-chart="allocation-cpu".*?</svg>', page, re.S)
+    assert block is not None
+    svg = block.group()
+    assert 'data-ymax="0.01"' in svg
+    assert (
+        ">cpu allocation (requested / allocatable), axis zoomed to 0-1 %</text>" in svg
+    )
+    assert re.findall(r'dy="0.32em">([^<]*)</text>', svg) == ["0 %", "0.25 %", "0.5 %", "0.75 %", "1 %"]
+    # the same drawing as 0, 25 %, 75 % on a 0-100 % axis
+    (cpu,) = paths(page, "allocation-cpu")
+    assert cpu["d"] == "M58 238H116.7V188.5H234V89.5H586V89.5"
+    # memory reaches 50 %: 0-100 %, no zoom
+    assert ">memory allocation (requested / allocatable)</text>" in page
+
+
 def test_chart_series_is_downsampled() -> None:
     m = measurements()
     n = 5000

@@ -48,6 +48,9 @@ SCALE_STOPS: tuple[tuple[float, tuple[int, int, int]], ...] = (
     (1.0, (253, 231, 37)),
 )
 
+#: tops of a percent axis zoomed in on low ratios (below 50 %)
+PERCENT_ZOOM = (0.01, 0.02, 0.05, 0.1, 0.25, 0.5)
+
 WIDTH = 600
 HEIGHT = 280
 _MARGIN_LEFT = 58
@@ -176,7 +179,9 @@ def step_chart(
     max_points: int = 1000,
 ) -> str:
     """An SVG chart of step series ``(name, t, v)`` over virtual time, overlaid, one colour each
-    (``PALETTE`` in order). ``percent``: values are ratios drawn 0-100 %. The ``<svg>`` carries
+    (``PALETTE`` in order). ``percent``: values are ratios drawn 0-100 %, or, when every value
+    stays below 50 %, 0 to the first of 1, 2, 5, 10, 25, 50 % at least 8 % above the highest
+    (the title says so). The ``<svg>`` carries
     ``data-chart=chart_id``; each line is a ``<path data-series=name data-points=N>`` (N: the
     samples drawn after ``downsample_steps``)."""
     drawn = [(name, *downsample_steps(t, v, max_points)) for name, t, v in series]
@@ -187,7 +192,10 @@ def step_chart(
         t_end = t_start + 1.0
     unit, unit_s = time_unit(t_end - t_start)
     if percent:
-        y_hi = 1.0
+        top = max((max(v) for _, _, v in drawn if v), default=0.0)
+        y_hi = next((z for z in PERCENT_ZOOM if z >= top * 1.08), 1.0)
+        if y_hi < 1.0:
+            title = f"{title}, axis zoomed to 0-{y_hi * 100:g} %"
     else:
         top = max((max(v) for _, _, v in drawn if v), default=0.0)
         # counts: whole-number ticks, the top tick at least 8 % above the highest value
@@ -215,10 +223,10 @@ def step_chart(
         f'<rect class="plot" x="{x0}" y="{y1}" width="{x1 - x0}" height="{y0 - y1}"/>',
     ]
     # y axis
-    y_ticks = [0.0, 0.25, 0.5, 0.75, 1.0] if percent else nice_ticks(0.0, y_hi, 5, integer=True)
+    y_ticks = [y_hi * k / 4 for k in range(5)] if percent else nice_ticks(0.0, y_hi, 5, integer=True)
     for v in y_ticks:
         y = _f(py(v))
-        label = f"{round(v * 100)} %" if percent else _num(v)
+        label = f"{round(v * 100, 4):g} %" if percent else _num(v)
         out.append(f'<line class="grid" x1="{x0}" x2="{x1}" y1="{y}" y2="{y}"/>')
         out.append(f'<text class="tick" x="{x0 - 6}" y="{y}" text-anchor="end" dy="0.32em">{label}</text>')
     if y_label:
