@@ -68,8 +68,8 @@ def simulate_cmd(
     if report_path is not None:
         from ..sim.report import render_report
 
-        with open(report_path, "w") as f:
-            f.write(render_report([metrics]))
+        with open(report_path, "w") as out:
+            out.write(render_report([metrics]))
     if output == "json":
         # msgspec writes the same JSON as json.dumps(indent=2) (UTF-8 kept, floats in their
         # shortest form) ~10x faster: the metrics of a trace hold ~500,000 heat map cells
