@@ -200,6 +200,33 @@ def test_comparison_in_chromium(run_chromium, tmp_path: Path) -> None:
         assert colors[hex_rgb(color)] > 3000, color
 
 
+# dispatched after the report's own script: a mouse at 20 s over the cpu allocation chart
+# (plot x 58..586 of a 600-wide viewBox over 0..90 s); the read-out lands in a body attribute
+_HOVER = """<script>
+var svg=document.querySelector('svg[data-chart="allocation-cpu"]'),r=svg.getBoundingClientRect();
+svg.dispatchEvent(new MouseEvent('mousemove',{clientX:r.left+(58+20/90*528)*r.width/600,
+  clientY:r.top+100,bubbles:true}));
+var tip=document.getElementById('tip');
+document.body.dataset.tip=tip.textContent;document.body.dataset.tipShown=tip.style.display;
+</script></body>"""
+
+
+def test_hover_read_out_in_chromium(run_chromium, tmp_path: Path) -> None:
+    page = tmp_path / "hover.html"
+    runs = [
+        measurements("least-allocated", 1, [0.0, 2.0, 6.0, 6.0]),
+        measurements("most-allocated", 1, [0.0, 4.0, 8.0, 4.0]),
+    ]
+    page.write_text(render_report(runs).replace("</body>", _HOVER))
+    dom = dump_dom(run_chromium, page)
+    m = re.search(r'<body data-tip="([^"]*)" data-tip-shown="([^"]*)">', dom)
+    assert m is not None
+    lines = m.group(1).split("\n")
+    assert m.group(2) == "block"
+    assert lines[1:] == ["least-allocated: 25.0 %", "most-allocated: 50.0 %"]
+    assert re.fullmatch(r"t = (19\.\d\d|20\.\d\d) s", lines[0]), lines[0]
+
+
 def test_report_of_a_simulated_run_in_chromium(run_chromium, tmp_path: Path) -> None:
     from kubesched.runtime.sim import run_experiment
 

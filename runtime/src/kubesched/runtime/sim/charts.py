@@ -218,6 +218,7 @@ def step_chart(
         f'viewBox="0 0 {WIDTH} {HEIGHT}" width="{WIDTH}" height="{HEIGHT}" '
         f'data-x0="{x0}" data-x1="{x1}" data-t0="{t_start!r}" data-t1="{t_end!r}" '
         f'data-y0="{y0}" data-y1="{y1}" data-ymax="{y_hi!r}" data-percent="{int(percent)}" '
+        f'data-unit="{unit}" data-unit-seconds="{unit_s:g}" '
         f'role="img" aria-label="{escape(title)}">',
         f'<text class="title" x="{x0}" y="14">{escape(title)}</text>',
         f'<rect class="plot" x="{x0}" y="{y1}" width="{x1 - x0}" height="{y0 - y1}"/>',

@@ -281,7 +281,7 @@ var ds=svg.dataset,x0=+ds.x0,x1=+ds.x1,t0=+ds.t0,t1=+ds.t1,y0=+ds.y0,y1=+ds.y1,y
 var paths=[].slice.call(svg.querySelectorAll('path.series')).map(function(p){return [p.dataset.series,steps(p)];});
 svg.addEventListener('mousemove',function(e){var r=svg.getBoundingClientRect();
 var x=(e.clientX-r.left)*svg.viewBox.baseVal.width/r.width;if(x<x0||x>x1){tip.style.display='none';return;}
-var t=t0+(x-x0)/(x1-x0)*(t1-t0),lines=['t = '+t.toFixed(1)+' s'];
+var t=t0+(x-x0)/(x1-x0)*(t1-t0),lines=['t = '+(t/ds.unitSeconds).toFixed(2)+' '+ds.unit];
 paths.forEach(function(sp){var y=null;sp[1].forEach(function(q){if(q[0]<=x+0.05)y=q[1];});
 if(y===null)return;var v=(y0-y)/(y0-y1)*ymax;
 lines.push(sp[0]+': '+(ds.percent=='1'?(v*100).toFixed(1)+' %':Math.round(v)));});
