@@ -78,6 +78,10 @@ def server() -> Iterator[Callable[[str], str]]:
         answer = ANSWERS[kind]
 
         class Handler(BaseHTTPRequestHandler):
+            # keep-alive, as a real server: a client that reuses its connection is never
+            # answered by a reset from a server that closed it (seen on a loaded machine)
+            protocol_version = "HTTP/1.1"
+
             def log_message(self, format: str, *args: Any) -> None:
                 pass
 
@@ -89,7 +93,10 @@ def server() -> Iterator[Callable[[str], str]]:
                 self.end_headers()
                 self.wfile.write(body)
 
-        httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        class Server(ThreadingHTTPServer):
+            request_queue_size = 128  # the listen backlog (5 by default)
+
+        httpd = Server(("127.0.0.1", 0), Handler)
         httpd.daemon_threads = True
         threading.Thread(target=httpd.serve_forever, daemon=True).start()
         started.append(httpd)
