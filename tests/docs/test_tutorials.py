@@ -7,7 +7,8 @@ follow it in one terminal:
   to that path (relative to the directory the commands are in when the block is reached), so a
   later block of the same name replaces the file, as an edit would;
 * every ```` ```sh ```` block is run with ``bash`` (``set -euo pipefail``) with ``$REPO`` set to
-  the repository root and this interpreter's scripts directory first on ``PATH``; ``cd`` and
+  the repository root, ``$OPENB`` to the directory of the openb trace's CSV files (``$OPENB`` if
+  set, else :data:`OPENB`) and this interpreter's scripts directory first on ``PATH``; ``cd`` and
   exported variables carry over to the next block, as in one shell;
 * a ```` ```text ```` block right after a ``sh`` block is its expected output: every non-empty
   line of it (except ``...``) must appear, in order, in the command's output (stdout and stderr),
@@ -45,6 +46,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 TUTORIALS_DIR = ROOT / "docs" / "tutorials"
 DEFAULT_TIMEOUT = 300.0
+#: the openb trace (never copied into the repository), beside the checkout on the test machines
+OPENB = ROOT.parent / "shared" / "traces" / "openb"
 #: what each ``requires=`` value needs, checked (and provided) by the test before running
 REQUIREMENTS = ("controlplane",)
 
@@ -282,6 +285,7 @@ def block_env(home: Path) -> dict[str, str]:
     scripts = sysconfig.get_path("scripts")
     env["PATH"] = os.pathsep.join([scripts, env.get("PATH", "")])
     env["REPO"] = str(ROOT)
+    env["OPENB"] = os.environ.get("OPENB") or str(OPENB)
     env["NO_COLOR"] = "1"
     env["TERM"] = "dumb"
     env["PYTHONDONTWRITEBYTECODE"] = "1"
