@@ -87,7 +87,9 @@ def commit() -> str:
     def git(*args: str) -> str:
         return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True).stdout.strip()
 
-    return git("rev-parse", "--short", "HEAD") or "unknown"
+    sha = git("rev-parse", "--short", "HEAD") or "unknown"
+    # the work tree is shared: uncommitted changes to tracked files make the figures not the commit's
+    return sha + ("+dirty" if git("status", "--porcelain", "--untracked-files=no") else "")
 
 
 def run_child(argv: list[str]) -> dict[str, float]:
@@ -177,7 +179,8 @@ def markdown(result: dict[str, Any]) -> str:
         f"Workload: the openb trace, `kubesched import openb --departures {result['departures']}` "
         f"({result['nodes']} nodes, {result['pods']} pods; import {_f(result['import']['wall'])} s wall, "
         f"{_f(result['import']['cpu'])} s CPU). Config: {result['config'] or 'default profile'}, "
-        f"seed {result['seed']}. {len(result['rounds'])} rounds, one process each; median (min..max).",
+        f"seed {result['seed']}. {len(result['rounds'])} round{'s' if len(result['rounds']) > 1 else ''}, "
+        "one process each; median (min..max).",
         "",
         f"Machine: {result['machine']['cpus']} CPUs, {result['machine']['platform']}, Python "
         f"{result['machine']['python']}; load average (1, 5, 15 min) before "
