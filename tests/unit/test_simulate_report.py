@@ -146,3 +146,25 @@ def test_the_fast_table_writes_what_rich_writes(columns: str, capsys: pytest.Cap
     _print_table(plain)
     assert capsys.readouterr().out == want
     assert laid_out == [1, 2, 5, 40, 200, 30]  # the fast layout wrote every table compared
+
+
+@pytest.mark.parametrize("columns", ["120", "161", "250"])
+def test_the_fast_wrap_of_long_messages_is_rich_s(columns: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Long plain messages (a replay's "deleted at ..., from node ..." on every row) are cut
+    into lines by rich's line breaker without rendering each: with no cell rendered by rich
+    for comparison, the table is still rich's, byte for byte."""
+    from kubesched.runtime.cli import simulate_cmd
+
+    monkeypatch.setenv("COLUMNS", columns)
+    monkeypatch.setattr(simulate_cmd, "_WRAP_CHECKS", 0)
+    rng = random.Random(int(columns))
+    words = ["deleted", "at", "3461h2m5s", "(sim.kubesched.io/delete-at),", "from", "node", "openb-node-0412", "x" * 90, "0/1523", "nodes", "are", "available:", "", " ", "y" * 200]
+    pods = [
+        {"namespace": "default", "name": f"pod-{i}", "node": "n", "status": "Deleted", "profile": "default-scheduler", "message": " ".join(rng.choice(words) for _ in range(rng.randint(1, 40)))}
+        for i in range(300)
+    ]
+    report = {"pods": pods, "summary": _random_report(rng, 0)["summary"]}
+    simulate_cmd._print_table(report, fast=False)
+    want = capsys.readouterr().out
+    simulate_cmd._print_table(report)
+    assert capsys.readouterr().out == want

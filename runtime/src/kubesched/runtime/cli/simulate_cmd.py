@@ -7,6 +7,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from itertools import pairwise
 from typing import Any
 
 import click
@@ -337,14 +338,20 @@ def _is_plain(text: str) -> bool:
     return text.isascii() and text.isprintable() and "[" not in text and "\\" not in text and (":" not in text or _emoji_replace(text) == text)
 
 
+#: how many wrapped cells of a column ``_print_rows`` also has rich render, to compare
+_WRAP_CHECKS = 16
+
+
 def _print_rows(console: Any, table: Any, rows: Sequence[tuple[str, ...]]) -> None:
     """Write ``table`` with ``rows`` as ``console.print`` would, on a console without colors.
 
     rich sizes a column from the largest minimum and maximum widths of its cells; a small table
     holding only the cells that set them (plain ones measured here; every other cell is
     measured by rich) is rendered by rich for the title, edges, header and column widths. A
-    plain cell that fits its column is one padded line; every other cell is rendered by rich
-    alone at its column's width (once per distinct text)."""
+    plain cell that fits its column is one padded line; a longer plain cell of the folding
+    message column is cut into lines by rich's own line breaker (``wrap``); every other cell
+    is rendered by rich alone at its column's width (once per distinct text)."""
+    from rich._wrap import divide_line
     from rich.markup import escape
     from rich.table import Column, Table
 
@@ -396,6 +403,23 @@ def _print_rows(console: Any, table: Any, rows: Sequence[tuple[str, ...]]) -> No
             got = rendered[(j, text)] = c.get().split("\n")[:-1]
         return got
 
+    fold = [table.columns[j].overflow == "fold" and not table.columns[j].no_wrap and table.columns[j].justify in ("default", "left") for j in range(ncols)]
+    checked = [0] * ncols
+
+    def wrap(j: int, text: str) -> list[str]:
+        """A plain cell of a folding left-justified column, word-wrapped by rich's own line
+        breaker (``divide_line``) without rendering it; the first few are rendered by rich too
+        and, should one differ, the column goes back to rich for good."""
+        w = widths[j] - 2
+        cuts = [0, *divide_line(text, w, fold=True), len(text)]
+        got = [" " + text[a:b][:w].ljust(w) + " " for a, b in pairwise(cuts)]
+        if checked[j] < _WRAP_CHECKS:
+            checked[j] += 1
+            if got != render(j, text):
+                fold[j] = False
+                return render(j, text)
+        return got
+
     blank = [" " * w for w in widths]
     last = len(rows) - 1
     for i, row in enumerate(rows):
@@ -405,6 +429,8 @@ def _print_rows(console: Any, table: Any, rows: Sequence[tuple[str, ...]]) -> No
             w = widths[j]
             if len(text) <= w - 2 and is_plain[text]:
                 lines.append([" " + text + " " * (w - 1 - len(text))])
+            elif fold[j] and is_plain[text]:
+                lines.append(wrap(j, text))
             else:
                 lines.append(render(j, text))
         height = max(map(len, lines))
