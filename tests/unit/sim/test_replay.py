@@ -279,3 +279,76 @@ def test_progress_bar_on_request(tmp_path: Path) -> None:
     r = CliRunner().invoke(main, ["simulate", str(f), "--progress", "-o", "json"])
     assert r.exit_code == 0, r.output
     assert json.loads(r.stdout)["summary"]["scheduled"] == 1
+
+
+# found in review -------------------------------------------------------------------------------
+
+
+def test_a_template_the_cluster_refuses_stops_the_run_before_it_starts(tmp_path: Path) -> None:
+    """(It used to loop forever, making pod after refused pod.)"""
+    tmpl = template()
+    tmpl["metadata"]["labels"] = {"tier": 1}
+    rs = {"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {"name": "web", "namespace": "default", "annotations": {"sim.kubesched.io/arrive-at": "1h"}}, "spec": {"replicas": 1, "template": tmpl}}
+    with pytest.raises(ManifestError) as e:
+        run(tmp_path, [node("a"), rs])
+    assert str(e.value) == f"{tmp_path / 'w.yaml'}: document 2 (ReplicaSet default/web): spec.template.metadata.labels[tier]: expected a string, got an integer"
+
+
+def test_a_timed_controller_is_checked_before_the_run(tmp_path: Path) -> None:
+    job = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j", "namespace": "default", "annotations": {"sim.kubesched.io/arrive-at": "100h"}}, "spec": {"completions": "3", "template": template()}}
+    with pytest.raises(ManifestError) as e:
+        run(tmp_path, [node("a"), job])
+    assert str(e.value) == f"{tmp_path / 'w.yaml'}: document 2 (Job default/j): spec.completions: must be a non-negative integer, got '3'"
+
+
+def test_a_deletion_at_the_arrival_or_before_the_file_slot_still_deletes(tmp_path: Path) -> None:
+    """openb has a pod created and deleted in the same second: it arrives, then leaves."""
+    objs = [node("a"), pod("same", arrive_at="10s", delete_at="10s"), pod("zero", delete_at="0s"), pod("stays")]
+    r = rows(run(tmp_path, objs))
+    assert r["same"] == ("Deleted", None, "deleted at 10s (sim.kubesched.io/delete-at)")
+    assert r["zero"] == ("Deleted", None, "deleted at 0s (sim.kubesched.io/delete-at)")
+    assert r["stays"] == ("Scheduled", "a", "")
+
+
+def test_a_deletion_before_the_arrival_is_an_error(tmp_path: Path) -> None:
+    with pytest.raises(ManifestError) as e:
+        run(tmp_path, [node("a"), pod("p", arrive_at="1h", delete_at="30m")])
+    assert str(e.value) == f"{tmp_path / 'w.yaml'}: document 2 (Pod default/p): metadata.annotations.sim.kubesched.io/delete-at: 30m is before sim.kubesched.io/arrive-at (1h)"
+
+
+def test_times_past_the_year_9999_are_an_error(tmp_path: Path) -> None:
+    with pytest.raises(ManifestError) as e:
+        run(tmp_path, [node("a"), pod("p", arrive_at="1e12")])
+    assert str(e.value) == f"{tmp_path / 'w.yaml'}: document 2 (Pod default/p): metadata.annotations.sim.kubesched.io/arrive-at: '1e12' is too far: times are at most 250000000000 seconds (about 7,900 years) after the start"
+
+
+def test_a_timed_controller_adopts_the_files_pods(tmp_path: Path) -> None:
+    rs = {"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {"name": "rs", "namespace": "default", "annotations": {"sim.kubesched.io/arrive-at": "10s", "sim.kubesched.io/delete-at": "100s"}}, "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "x"}}, "template": template()}}
+    mine = pod("rs-adopted")
+    mine["metadata"]["ownerReferences"] = [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "rs", "uid": "u", "controller": True}]
+    report = run(tmp_path, [node("a"), rs, mine])
+    r = rows(report)
+    assert len(r) == 2  # the adopted pod and one more
+    assert all(status == "Deleted" and why.startswith("deleted with its ReplicaSet") for status, _, why in r.values())
+
+
+def test_a_recreated_stateful_set_pod_does_not_hide_its_first_copy(tmp_path: Path) -> None:
+    sts = {"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "db", "namespace": "default"}, "spec": {"replicas": 2, "podManagementPolicy": "Parallel", "template": template()}}
+    report = run(tmp_path, [node("n1", drain_at="1h"), node("n2", arrive_at="2h"), sts])
+    got = [(p["name"], p["status"], p["node"]) for p in report["pods"]]
+    assert got == [("db-0", "Deleted", "n1"), ("db-1", "Deleted", "n1"), ("db-0", "Scheduled", "n2"), ("db-1", "Scheduled", "n2")]
+    assert report["summary"]["deleted"] == report["metrics"]["totals"]["deleted"] == 2
+
+
+def test_a_file_pod_colliding_with_a_controllers_pod_is_the_only_error(tmp_path: Path) -> None:
+    sts = {"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "ss", "namespace": "default"}, "spec": {"replicas": 1, "template": template()}}
+    late = pod("ss-0", arrive_at="4h")
+    report = run(tmp_path, [node("n1"), sts, late])
+    got = [(p["name"], p["status"], p["message"]) for p in report["pods"]]
+    assert got == [("ss-0", "Error", f'{tmp_path / "w.yaml"}: document 3 (Pod default/ss-0): Pod "ss-0" already exists'), ("ss-0", "Scheduled", "")]
+
+
+def test_controllers_make_their_pods_at_the_start_before_plain_pods(tmp_path: Path) -> None:
+    dep = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "namespace": "default"}, "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "x"}}, "template": template()}}
+    report = run(tmp_path, [node("a", cpu="2"), dep, pod("p1"), pod("p2")])
+    assert [(p["name"][:4], p["status"]) for p in report["pods"]] == [("p1", "Scheduled"), ("p2", "Unschedulable"), ("web-", "Scheduled")]

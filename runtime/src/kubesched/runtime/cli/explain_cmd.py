@@ -107,7 +107,7 @@ def explain_in_context(cluster_path: str, pod: str, config_path: str | None = No
     from ..cluster.simulated import SimulatedCluster, load_manifests
     from ..observe.explain import Explanation, explain_pod
     from ..scheduler import Scheduler
-    from .simulate_cmd import pod_row
+    from .simulate_cmd import pod_row_of
 
     reg = registry or app.registry()
     cfg = load_config_file(config_path, reg)
@@ -127,13 +127,8 @@ def explain_in_context(cluster_path: str, pod: str, config_path: str | None = No
         replay = sim.run(sched)
     finally:
         sched.shutdown()
-    # why pods left a replay over time (completed, deleted), as simulate passes them
-    departures = getattr(replay, "departures", None)
-    by_name: dict[tuple[str, str], Any] = {}
-    for r in sched.results.values():
-        by_name.setdefault((r.namespace, r.name), r)
     preempted = {e.regarding: e.note for e in sim.events if e.reason == "Preempted"}
-    row = pod_row(sim, target, profiles, by_name, preempted, sched.cache, **({"departures": departures} if departures is not None else {}))
+    row = pod_row_of(sim, replay, sched, target, profiles, preempted)  # simulate's row of the pod
 
     early = explain_status(sim, target, profiles, manifests.where(target))
     if early is not None and (not cycles or early.outcome == "Error"):

@@ -144,17 +144,9 @@ def simulate(
         except KeyboardInterrupt:
             pass
     elapsed = time.perf_counter() - started
-    by_name: dict[tuple[str, str], Any] = {}
-    for r in sched.results.values():
-        by_name.setdefault((r.namespace, r.name), r)
     preempted = {e.regarding: e.note for e in sim.events if e.reason == "Preempted"}
-    departures = replay.departures
-    pods = [pod_row(sim, obj, profiles, by_name, preempted, sched.cache, departures) for obj in manifests if obj.get("kind") == "Pod"]
-    for obj in replay.generated:
-        md = obj["metadata"]
-        res = sched.results.get(md["uid"])
-        one = {(res.namespace, res.name): res} if res is not None else {}
-        pods.append(pod_row(sim, obj, profiles, one, preempted, sched.cache, departures))
+    pods = [pod_row_of(sim, replay, sched, obj, profiles, preempted) for obj in manifests if obj.get("kind") == "Pod"]
+    pods += [pod_row_of(sim, replay, sched, obj, profiles, preempted, uid=obj["metadata"]["uid"]) for obj in replay.generated]
     counts = dict.fromkeys(STATUSES, 0)
     for p in pods:
         counts[p["status"]] = counts.get(p["status"], 0) + 1
@@ -186,6 +178,16 @@ def _summary_key(status: str) -> str:
     return status[0].lower() + status[1:]
 
 
+def pod_row_of(sim: Any, replay: Any, sched: Any, obj: Mapping[str, Any], profiles: Sequence[str], preempted: Mapping[str, str], uid: str | None = None) -> dict[str, Any]:
+    """:func:`pod_row` of a pod of the file (``uid`` None: the pod created from ``obj``, if any)
+    or of a pod a controller created (``uid``), with the scheduler's result of that very pod."""
+    if uid is None:
+        uid = replay.uids.get(id(obj))
+    res = sched.results.get(uid) if uid is not None else None
+    one = {(res.namespace, res.name): res} if res is not None else {}
+    return pod_row(sim, obj, profiles, one, preempted, sched.cache, replay.departures, uid=uid)
+
+
 def pod_row(
     sim: Any,
     obj: Mapping[str, Any],
@@ -193,12 +195,16 @@ def pod_row(
     results: Mapping[tuple[str, str], Any],
     preempted: Mapping[str, str],
     cache: Any = None,
-    departures: Mapping[tuple[str, str], tuple[str, str]] | None = None,
+    departures: Mapping[str, tuple[str, str]] | None = None,
+    *,
+    uid: str | None = None,
 ) -> dict[str, Any]:
     """The report's row of one Pod of the input: its scheduling result, or why it has none
     (refused by the cluster: Error; Running, NodeNotFound, Ignored, Gated, Deleted; see
     STATUSES). ``preempted``: the note of each victim's Preempted event, by "Pod ns/name";
-    ``departures``: (status, why) of each pod the replay completed or deleted, by (ns, name).
+    ``departures``: (status, why) of each pod the replay completed or deleted, by uid; ``uid``:
+    the pod the cluster created from ``obj`` (None: unknown, or refused), so that another pod
+    of the same name later (a StatefulSet's, recreated) is not taken for it.
 
     A pod whose spec ``Pod.validate()`` refuses is an Error naming its file and document
     (``FILE: document N (Pod ns/name): invalid pod spec: FIELD: ...``), whatever else it is. The
@@ -212,7 +218,7 @@ def pod_row(
     spec = spec if isinstance(spec, Mapping) else {}
     scheduler_name = spec.get("schedulerName")
     row = {"namespace": ns, "name": name, "node": None, "status": "Pending", "message": "", "profile": scheduler_name if isinstance(scheduler_name, str) else ""}
-    rejected = sim.rejected.get((ns, name))
+    rejected = sim.rejected.get((ns, name)) if uid is None else None
     if rejected is not None:
         row["status"], row["message"] = "Error", rejected
         return row
@@ -224,7 +230,9 @@ def pod_row(
         if res is not None:
             row.update(res.as_dict())
     current = sim.store.peek("v1", "Pod", name, ns)
-    gone = departures.get((ns, name)) if departures and current is None else None
+    if current is not None and uid is not None and (current.get("metadata") or {}).get("uid") != uid:
+        current = None  # another pod of the same name: this one is gone
+    gone = departures.get(uid) if departures and uid is not None and current is None else None
     if gone is not None and row["status"] in ("Running", "Scheduled", "Deleted", "Pending"):
         left, why = gone
         if left == "Completed" or row["node"] is None:

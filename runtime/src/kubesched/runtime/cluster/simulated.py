@@ -130,11 +130,11 @@ class SimulatedCluster:
         replay.run()
         return replay
 
-    def _create(self, obj: Mapping[str, Any], now: float | None = None) -> None:
+    def _create(self, obj: Mapping[str, Any], now: float | None = None) -> dict[str, Any]:
         md = obj.get("metadata") or {}
         if not md.get("creationTimestamp") and now is not None:
             obj = {**obj, "metadata": {**md, "creationTimestamp": rfc3339(now)}}
-        self.store.create(obj)
+        return self.store.create(obj)
 
     def pods(self) -> Iterable[dict[str, Any]]:
         return self.store.list("v1", "Pod")

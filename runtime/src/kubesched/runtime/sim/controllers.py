@@ -24,7 +24,7 @@ import hashlib
 from collections.abc import Callable, Mapping
 from typing import Any
 
-__all__ = ["Controller", "controller_of", "make_controller"]
+__all__ = ["Controller", "check_controller", "controller_of", "make_controller"]
 
 _ALPHABET = "bcdfghjklmnpqrstvwxz2456789"  # apimachinery's rand.String alphabet
 
@@ -136,7 +136,8 @@ class Controller:
             return
         if self.kind == "Job":
             while len(self.alive) + len(self.declared) < min(self.parallelism, self.completions - self.succeeded):
-                self._new(f"{self.name}-{_suffix(f'{self.uid}/{self.created}')}")
+                if not self._new(f"{self.name}-{_suffix(f'{self.uid}/{self.created}')}"):
+                    return
             return
         if self.kind == "StatefulSet":
             have = set(self.alive) | self.declared
@@ -146,13 +147,16 @@ class Controller:
                     continue
                 if self.ordered and any(f"{self.name}-{j}" not in self.bound for j in range(i)):
                     return
-                self._new(name, ordinal=i)
+                if not self._new(name, ordinal=i):
+                    return
                 have.add(name)
             return
         while len(self.alive) + len(self.declared) < self.replicas:
-            self._new(f"{self.owner_name}-{_suffix(f'{self.uid}/{self.created}')}")
+            if not self._new(f"{self.owner_name}-{_suffix(f'{self.uid}/{self.created}')}"):
+                return
 
-    def _new(self, name: str, ordinal: int | None = None) -> None:
+    def _new(self, name: str, ordinal: int | None = None) -> bool:
+        """Create one pod; False when the cluster refused it (the controller stops trying)."""
         self.created += 1
         tmpl_md = self.template.get("metadata") or {}
         labels = {**(tmpl_md.get("labels") or {}), **self.extra_labels}
@@ -181,8 +185,10 @@ class Controller:
         ann = {k: v for k, v in (tmpl_md.get("annotations") or {}).items()}
         if ann:
             pod["metadata"]["annotations"] = ann
-        if self._create(pod, self):
-            self.alive[name] = None
+        if not self._create(pod, self):
+            return False
+        self.alive[name] = None
+        return True
 
 
 def _flat(obj: Any, prefix: str = "") -> list[tuple[str, str]]:
@@ -193,11 +199,11 @@ def _flat(obj: Any, prefix: str = "") -> list[tuple[str, str]]:
     return [(prefix, repr(obj))]
 
 
-def make_controller(obj: Mapping[str, Any], create_pod: Callable[[dict[str, Any], Controller], bool], run_for: float | None, where: str) -> Controller | None:
-    """A Controller for a workload object (None without ``spec.template``: such an object is
-    only stored, as in a plain file); ManifestError naming ``where`` and the field for a count
-    that is not a non-negative integer or a template without a spec."""
-    from ..cluster.manifests import ManifestError
+def check_controller(obj: Mapping[str, Any], where: str) -> bool:
+    """Check a workload object before the run: its counts are non-negative integers and its pod
+    template makes a pod the cluster accepts (ManifestError naming ``where`` and the field
+    otherwise). False when it has no ``spec.template`` (it is only stored, as in a plain file)."""
+    from ..cluster.manifests import ManifestError, pod_problem
 
     spec = obj.get("spec")
     if spec is not None and not isinstance(spec, Mapping):
@@ -208,7 +214,22 @@ def make_controller(obj: Mapping[str, Any], create_pod: Callable[[dict[str, Any]
             raise ManifestError(f"{where}: spec.{f}: must be a non-negative integer, got {v!r}")
     tmpl = (spec or {}).get("template")
     if tmpl is None:
-        return None  # no pod template: stored for plugins that read it, no pods (as before)
+        return False
     if not isinstance(tmpl, Mapping) or not isinstance(tmpl.get("spec"), Mapping):
         raise ManifestError(f"{where}: spec.template.spec: required: the pod template its pods are made from")
+    md = tmpl.get("metadata")
+    if md is not None and not isinstance(md, Mapping):
+        raise ManifestError(f"{where}: spec.template.metadata: must be a map")
+    pod: dict[str, Any] = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "template", **{k: v for k, v in (md or {}).items() if k in ("labels", "annotations")}}, "spec": tmpl["spec"]}
+    problem = pod_problem(pod)
+    if problem is not None:
+        raise ManifestError(f"{where}: spec.template.{problem}")
+    return True
+
+
+def make_controller(obj: Mapping[str, Any], create_pod: Callable[[dict[str, Any], Controller], bool], run_for: float | None, where: str) -> Controller | None:
+    """A Controller for a workload object (None without ``spec.template``: such an object is
+    only stored, as in a plain file); ManifestError as :func:`check_controller` says."""
+    if not check_controller(obj, where):
+        return None
     return Controller(obj, create_pod, run_for)

@@ -19,7 +19,7 @@ from kubesched.sdk import ObjectConflict, ObjectNotFound
 
 from ..cluster.manifests import pod_problem
 from ..timefmt import go_duration, rfc3339
-from .controllers import Controller, controller_of, make_controller
+from .controllers import Controller, check_controller, controller_of, make_controller
 from .workload import (
     ARRIVE_AT,
     CONTROLLER_KINDS,
@@ -58,9 +58,14 @@ class Replay:
         self.controllers: dict[tuple[str, str, str], Controller] = {}
         #: pods a controller created, in order (the report lists them after the file's pods)
         self.generated: list[dict[str, Any]] = []
-        #: (namespace, name) -> (status, why) of a pod that left the cluster: ("Completed",
-        #: "completed after ..."), or ("Deleted", "deleted at ..." / "evicted: ...")
-        self.departures: dict[tuple[str, str], tuple[str, str]] = {}
+        #: uid -> (status, why) of a pod that left the cluster: ("Completed", "ran ..."), or
+        #: ("Deleted", "deleted at ..." / "evicted: ...")
+        self.departures: dict[str, tuple[str, str]] = {}
+        #: id() of each Pod of the file -> the uid of the pod created from it
+        self.uids: dict[int, str] = {}
+        self._owned: dict[tuple[str, str, str], list[str]] = {}
+        #: (namespace, name) of file pods whose deletion came before they were created -> why
+        self._doomed: dict[tuple[str, str], str] = {}
         #: uid -> seconds the pod runs once bound
         self._run_for: dict[str, float] = {}
         self._completing: set[str] = set()
@@ -104,9 +109,15 @@ class Replay:
         sim, sched = self.sim, self.sched
         manifests = sim.manifests
         where = sim.where
+        # every object is checked before anything runs: a bad time or controller stops the
+        # run at once, not when its time comes
         times = [times_of(o, where) if isinstance(o, Mapping) else {} for o in manifests]
-        # controllers first, so that their pods of the file are adopted
-        owned: dict[tuple[str, str, str], list[str]] = {}
+        for obj in manifests:
+            if obj.get("kind") in CONTROLLER_KINDS:
+                check_controller(obj, where(obj))
+                template_run_for(obj, where)
+        # the file's pods each controller owns (adopted: not created again)
+        owned = self._owned
         for obj in manifests:
             if obj.get("kind") == "Pod":
                 ref = controller_of(obj)
@@ -123,19 +134,23 @@ class Replay:
                 if problem is not None:
                     sim.rejected[_key(obj)] = f"{where(obj)}: {problem}"
                     continue
-            self._timed(obj, t)
             if ARRIVE_AT in t:
                 self.at(t[ARRIVE_AT], _bind_create(self._create, obj))
+                self._timed(obj, t)  # after the arrival: a deletion at the same time comes second
                 continue
+            self._timed(obj, t)
             if kind in CONTROLLER_KINDS:
-                c = self._controller(obj, owned)
+                c = self._controller(obj)
                 if c is not None:
                     untimed.append(c)
                 continue
             if kind == "Pod" and not (obj.get("spec") or {}).get("nodeName") and not obj["metadata"].get("creationTimestamp"):
                 later.append(obj)
                 continue
-            sim._create(obj, self.clock.now())
+            self._created(sim._create(obj, self.clock.now()), obj)
+        # controllers of the file make their pods at the start, before the file's plain pods
+        for c in untimed:
+            c.reconcile()
         sched.run_until_idle(until=self._next)
         for obj in later:
             self._apply_due()
@@ -143,13 +158,11 @@ class Replay:
             md = dict(o.get("metadata") or {})
             md["creationTimestamp"] = rfc3339(self.clock.now())
             o["metadata"] = md
-            sim._create(o)
+            self._created(sim._create(o), obj)
             # like `kubectl apply` of a file: the next pod arrives a few milliseconds later,
             # so timers (backoff, Permit waits) do not expire between two pods of the file
             sched.run_until_idle(advance_time=False)
             self.clock.advance_to(self.clock.now() + 0.01)
-        for c in untimed:
-            c.reconcile()
         self.end = self._offset()
         while True:
             sched.run_until_idle(until=self._next)
@@ -162,6 +175,18 @@ class Replay:
                 self.progress(self._offset(), self.done, self.total)
         if self.progress is not None:
             self.progress(self._offset(), self.done, self.total)
+
+    def _created(self, stored: Mapping[str, Any] | None, obj: Mapping[str, Any]) -> None:
+        """A Pod of the file is in the cluster: remember its uid (its row in the report), and
+        delete it at once when its deletion came due before it could be created."""
+        if stored is None or obj.get("kind") != "Pod":
+            return
+        md = stored["metadata"]
+        self.uids[id(obj)] = md["uid"]
+        key = (md.get("namespace") or "default", md["name"])
+        why = self._doomed.pop(key, None)
+        if why is not None:
+            self._delete_pod(key[0], key[1], why)
 
     def _timed(self, obj: Mapping[str, Any], t: Mapping[str, float]) -> None:
         """Schedule an object's deletion, cordon and drain."""
@@ -176,7 +201,7 @@ class Replay:
     def _create(self, obj: Mapping[str, Any]) -> None:
         kind = obj.get("kind")
         if kind in CONTROLLER_KINDS:
-            c = self._controller(obj, {})
+            c = self._controller(obj)
             if c is not None:
                 c.reconcile()
             return
@@ -185,12 +210,14 @@ class Replay:
         md["creationTimestamp"] = rfc3339(self.clock.now())
         o["metadata"] = md
         try:
-            self.store.create(o)
+            stored = self.store.create(o)
         except ObjectConflict as e:
             if kind == "Pod":
                 self.sim.rejected[_key(obj)] = f"{self.sim.where(obj)}: {e}"
+            return
+        self._created(stored, obj)
 
-    def _controller(self, obj: Mapping[str, Any], owned: Mapping[tuple[str, str, str], list[str]]) -> Controller | None:
+    def _controller(self, obj: Mapping[str, Any]) -> Controller | None:
         stored = self.store.create(obj)
         run_for = template_run_for(obj, self.sim.where)
         c = make_controller(stored, self._create_owned, run_for, self.sim.where(obj))
@@ -199,7 +226,15 @@ class Replay:
         rs = c.replica_set()
         if rs is not None:
             self.store.create(rs)
-        c.declared.update(owned.get(c.key, ()))
+        # the file's pods it owns: those in the cluster already are its own, the others will be
+        for name in self._owned.get(c.key, ()):
+            cur = self.store.peek("v1", "Pod", name, c.namespace)
+            if cur is not None and controller_of(cur) == c.key:
+                c.pod_arrived(name)
+                if (cur.get("spec") or {}).get("nodeName"):
+                    c.pod_bound(name)
+            else:
+                c.declared.add(name)
         self.controllers[c.key] = c
         return c
 
@@ -233,7 +268,7 @@ class Replay:
             self._try_delete(str(obj.get("apiVersion") or "v1"), kind, name, ns)
             return
         if kind == "Pod":
-            self._delete_pod(ns, name, why)
+            self._delete_pod(ns, name, why, not_yet=True)
             return
         if kind == "Node":
             self._try_delete("v1", "Node", name, None)
@@ -243,11 +278,15 @@ class Replay:
             return
         self._try_delete(str(obj.get("apiVersion") or "v1"), kind, name, ns)
 
-    def _delete_pod(self, ns: str, name: str, why: str) -> None:
+    def _delete_pod(self, ns: str, name: str, why: str, *, not_yet: bool = False) -> None:
+        """Delete a pod; ``not_yet``: a pod of the file not created yet is deleted as soon as
+        it is (its deletion time came before its place in the file)."""
         cur = self.store.peek("v1", "Pod", name, ns)
         if cur is None:
+            if not_yet:
+                self._doomed[(ns, name)] = why
             return
-        self.departures[(ns, name)] = ("Deleted", why)
+        self.departures[cur["metadata"]["uid"]] = ("Deleted", why)
         self._try_delete("v1", "Pod", name, ns)
 
     def _try_delete(self, api_version: str, kind: str, name: str, ns: str | None) -> None:
@@ -278,7 +317,7 @@ class Replay:
         self._completing.add(uid)
         if self.recorder is not None:
             self.recorder.completing.add(uid)
-        self.departures[(ns, name)] = ("Completed", f"ran {go_duration(ran)} on node {node} ({RUN_FOR})")
+        self.departures[uid] = ("Completed", f"ran {go_duration(ran)} on node {node} ({RUN_FOR})")
         self._try_delete("v1", "Pod", name, ns)
 
     # the store's events ------------------------------------------------------------------------------

@@ -39,6 +39,9 @@ TIME_ANNOTATIONS = (ARRIVE_AT, DELETE_AT, RUN_FOR, CORDON_AT, DRAIN_AT)
 
 
 # parsing --------------------------------------------------------------------------------------
+#: the largest time offset, in seconds: the virtual clock (which starts in 2023) stays before
+#: the year 9999, the last one an RFC 3339 timestamp can write
+MAX_TIME = 2.5e11
 #: the kinds whose pods the simulated cluster creates, as their controllers would
 CONTROLLER_KINDS = frozenset(("Deployment", "ReplicaSet", "StatefulSet", "Job"))
 #: which annotations each kind may carry
@@ -70,6 +73,8 @@ def parse_time(value: object) -> float:
         raise ValueError(f"{value!r} is not a finite number of seconds")
     if t < 0:
         raise ValueError(f"must not be negative, got {text!r}")
+    if t > MAX_TIME:
+        raise ValueError(f"{text!r} is too far: times are at most {MAX_TIME:.0f} seconds (about 7,900 years) after the start")
     return t
 
 
@@ -96,6 +101,9 @@ def times_of(obj: Mapping[str, Any], where: Callable[[Mapping[str, Any]], str]) 
             out[key] = parse_time(ann[key])
         except ValueError as e:
             raise ManifestError(f"{where(obj)}: {field}: {e}") from None
+    for key in (DELETE_AT, CORDON_AT, DRAIN_AT):
+        if key in out and ARRIVE_AT in out and out[key] < out[ARRIVE_AT]:
+            raise ManifestError(f"{where(obj)}: metadata.annotations.{key}: {ann[key]!s} is before {ARRIVE_AT} ({ann[ARRIVE_AT]!s})")
     return out
 
 
