@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,8 @@ from kubesched.runtime.sim.openb import TraceError, convert
 from kubesched.runtime.sim.workload import ARRIVE_AT, DELETE_AT, RUN_FOR
 
 #: the real trace (never copied into the repository): /work/shared/traces/openb
-TRACE = Path(__file__).resolve().parents[3] / ".." / "shared" / "traces" / "openb"
+#: ($OPENB overrides; a relative path would break in a clone outside /work, as CI's is)
+TRACE = Path(os.environ.get("OPENB") or "/work/shared/traces/openb")
 
 NODES_CSV = """sn,cpu_milli,memory_mib,gpu,model
 openb-node-0000,32000,262144,0,
