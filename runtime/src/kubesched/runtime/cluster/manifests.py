@@ -81,6 +81,19 @@ def _may_be_too_deep(text: str) -> bool:
 
 
 def _check_bounds(text: str) -> None:
+    """:func:`_scan_bounds` with libyaml; should libyaml stop first at its own nesting limit
+    (libyaml 0.2.6, in PyYAML 6.0.4: its scanner looks ahead through a deep flow collection
+    before the parser emits a single event), with PyYAML's Python parser, which has no limit
+    and is as lazy, so that the message is this one, at the 101st level."""
+    try:
+        _scan_bounds(text, _BASE_LOADER)
+    except yaml.YAMLError as e:
+        if "maximum nesting depth" not in str(getattr(e, "problem", "") or ""):
+            raise
+        _scan_bounds(text, yaml.SafeLoader)
+
+
+def _scan_bounds(text: str, loader: Any) -> None:
     """Scan the events of a text that may be too deep: raises _Bounds at the first node deeper
     than MAX_DEPTH (aliases expanded), at an alias inside its own anchor, or at excessive
     aliasing; malformed YAML raises PyYAML's error, as loading would."""
@@ -92,7 +105,7 @@ def _check_bounds(text: str) -> None:
     sizes: dict[str, tuple[int, int]] = {}  # anchor -> (height, expanded nodes)
     decoded = aliased = 0
     ev: Any  # the stubs' Event lacks the anchor of its subclasses
-    for ev in yaml.parse(text, Loader=_BASE_LOADER):
+    for ev in yaml.parse(text, Loader=loader):
         t = type(ev)
         if t in start:
             depth += 1
