@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from functools import cached_property
 
 from .._text import cut
 from ..readonly import ReadOnlyDict, ReadOnlyList
@@ -11,7 +10,7 @@ from ..selectors import InvalidObjectError
 from .pod import _ro_list
 from .resource import Resource, _q
 from .taints import Taint
-from .view import ObjectView, _int, _mapping, _objects, _show, _text
+from .view import ObjectView, _int, _mapping, _objects, _show, _text, cached_property
 
 #: What assigning or deleting an attribute of a Node view raises (``TypeError``).
 NODE_READ_ONLY_MESSAGE = "Node views are read-only; write through handle.objects.patch(...)"

@@ -5,7 +5,6 @@ from __future__ import annotations
 import datetime as _dt
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from .._text import cut
@@ -22,7 +21,7 @@ from .resource import (
     _q,
 )
 from .taints import Toleration
-from .view import ObjectView, _int, _list, _mapping, _objects, _show, _text
+from .view import ObjectView, _int, _list, _mapping, _objects, _show, _text, cached_property
 
 if TYPE_CHECKING:
     from .node import Node
@@ -289,6 +288,8 @@ class Pod(ObjectView):
         with the resources an in-place resize put in the status (InPlacePodVerticalScaling, GA;
         InPlacePodLevelResourcesVerticalScaling, beta on in 1.36) taken where larger. The same as
         ``requests`` for a pod whose status has none (every pending pod)."""
+        if not _has_status_resources(self):
+            return self.requests
         r = Resource()
         for k, v in pod_requests(self, use_status=True, pod_level_status=True).items():
             r.add_quantity(k, v)
@@ -301,6 +302,8 @@ class Pod(ObjectView):
         (types.go getNonMissingContainerRequests)."""
         f = pod_requests(self, non_missing=True, use_status=True, pod_level_status=True)
         level = _mapping(_mapping(self.spec.get("resources"), "spec.resources").get("requests"), "spec.resources.requests")
+        if not level and not _has_status_resources(self):
+            return self.non_zero_requests  # the same requests, read the same way
         if any(map(is_supported_pod_level_resource, map(str, level))):
             reqs = pod_requests(self, use_status=True, pod_level_status=True)
             f.update((k, reqs[k]) for k in ("cpu", "memory") if k in reqs)

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from .._text import cut
 from ..quantity import QuantityError, bounded, parse_quantity
 from ..selectors import InvalidObjectError
-from .resource import DEFAULT_MEMORY_REQUEST, DEFAULT_MILLI_CPU_REQUEST, _ceil
+from .resource import DEFAULT_MEMORY_REQUEST, DEFAULT_MILLI_CPU_REQUEST, _ceil, _ceil_milli
 from .view import _mapping, _objects
 
 if TYPE_CHECKING:
@@ -239,5 +239,5 @@ def quantity_value(reqs: Mapping[str, Fraction], name: str) -> int:
     if q is None:
         return 0
     if name == _CPU:
-        return bounded(_ceil(q * 1000))
+        return bounded(_ceil_milli(q))
     return bounded(_ceil(q))
