@@ -283,6 +283,11 @@ class InterPodAffinity:
             req_anti = self._merge_namespaces(terms.req_anti_affinity, ns_cache)
         except Exception as e:
             return Status.from_exception(e)
+        if cols is not None and not req_aff and not req_anti and not self.handle.snapshot().have_pods_with_required_anti_affinity_list():
+            # Nothing to count: no term of the pod, and no pod on a node of the snapshot has a
+            # required anti-affinity term (the snapshot keeps those nodes), so every table is
+            # empty. The namespace is not read.
+            return Status.skip()
         ns_labels = self._namespace_labels(pod.namespace)
         if cols is not None:
             tables = pre_filter_counts(self.index, cols, pod, ns_labels, req_aff, req_anti)
@@ -396,6 +401,11 @@ class InterPodAffinity:
             pref_anti = self._merge_namespaces(terms.pref_anti_affinity, ns_cache)
         except Exception as e:
             return Status.failed(f"updating PreferredAntiAffinityTerms: {e}", e)
+        if cols is not None and not pref_aff and not pref_anti and not snapshot.have_pods_with_affinity_list():
+            # Nothing to score: no preferred term of the pod, and no pod on a node of the
+            # snapshot has an affinity term (the snapshot keeps those nodes). The namespace is
+            # not read.
+            return Status.skip()
         ns_labels = self._namespace_labels(pod.namespace)
         weight = self.args.hard_pod_affinity_weight
 

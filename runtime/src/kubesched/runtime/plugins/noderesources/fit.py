@@ -362,8 +362,12 @@ class Fit:
         if not self.features.enable_sidecar_containers and has_restartable_init_container(pod):
             # The scheduler's totals for sidecars match v1.28+ kubelets only: refuse the pod.
             return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_RESTARTABLE_INIT)
-        request = compute_pod_resource_request(
-            pod, pod_level=self.features.enable_pod_level_resources
+        # Pod.requests is computePodResourceRequest with pod-level resources, kept on the
+        # (read-only) view: the state only reads it
+        request = (
+            pod.requests
+            if self.features.enable_pod_level_resources
+            else compute_pod_resource_request(pod, pod_level=False)
         )
         state.write(
             PRE_FILTER_STATE_KEY,

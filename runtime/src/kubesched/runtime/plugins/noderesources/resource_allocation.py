@@ -351,11 +351,32 @@ class ResourceAllocationScorer:
         self, pod: Pod, resources: Sequence[ResourceSpec] | None = None
     ) -> list[int]:
         """calculatePodResourceRequestList, in the order of ``resources``."""
+        if resources is None and self._cpu_mem:
+            got = self._cpu_mem_requests(pod)
+            if got is not None:
+                return got
         reqs = self._pod_requests(pod)
         return [
             quantity_value(reqs, r.name)
             for r in (self.resources if resources is None else resources)
         ]
+
+    def _cpu_mem_requests(self, pod: Pod) -> list[int] | None:
+        """[cpu, memory] from the requests the pod view keeps (``Pod.requests``,
+        ``Pod.non_zero_requests``: the same ``pod_requests`` with pod-level resources, no
+        status) when this scorer's options give the same: the status holds nothing an in-place
+        resize reads (or the scorer does not read it) and pod-level resources are on or the pod
+        has none. None otherwise."""
+        if self.enable_in_place_pod_vertical_scaling:
+            st = pod.status
+            if st.get("resources") is not None or st.get("containerStatuses") or st.get("initContainerStatuses"):
+                return None
+        if not self.enable_pod_level_resources and pod.spec.get("resources") is not None:
+            return None
+        if self.use_requested:
+            r = pod.requests
+            return [r.milli_cpu, r.memory]
+        return list(pod.non_zero_requests)
 
     def _pod_requests(self, pod: Pod) -> dict[str, Any]:
         return pod_requests(

@@ -261,7 +261,7 @@ def default_selector(pod: Pod, objects: Any) -> LabelSelector:
         services = []
     for svc in services:
         label_set.update(svc["spec"]["selector"])
-    requirements = _set_as_requirements(label_set)
+    requirements = _set_as_requirements(label_set) if label_set else []
 
     owner = pod.controller_ref
     if owner is None:

@@ -271,6 +271,9 @@ class PodTopologySpread:
         # behaviour kube-scheduler keeps for a disabled gate.
         self.enable_node_inclusion_policy = True
         self.enable_match_label_keys = True
+        #: the parsed default constraints per (action, feature gates), when no default
+        #: constraint has matchLabelKeys (they do not depend on the pod then)
+        self._templates: dict[tuple[str, bool, bool], list[TopologySpreadConstraint]] = {}
         #: matching pods per node, kept up to date (PreFilter/PreScore read it)
         self.index = PodIndex()
         #: build PreFilter/PreScore states from the index (off: the scans, as kube-scheduler)
@@ -293,12 +296,25 @@ class PodTopologySpread:
             field=field,
         )
 
-    def build_default_constraints(self, pod: Pod, action: str) -> list[TopologySpreadConstraint]:
-        """buildDefaultConstraints: the default constraints for ``action`` with the selector
-        deduced from the pod's Services and controller; none if that selector is empty."""
+    def _default_templates(self, pod: Pod, action: str) -> list[TopologySpreadConstraint]:
+        """The default constraints for ``action``, parsed (their selector is replaced by the
+        caller). Without ``matchLabelKeys`` they do not depend on the pod: parsed once per
+        action and feature gates, and shared (the caller copies each before use)."""
+        key = (action, self.enable_match_label_keys, self.enable_node_inclusion_policy)
+        got = self._templates.get(key)
+        if got is not None:
+            return got
         constraints = self._filter_constraints(
             self.default_constraints, pod.labels, action, "defaultConstraints"
         )
+        if not any(c.get("matchLabelKeys") for c in self.default_constraints):
+            self._templates[key] = constraints
+        return constraints
+
+    def build_default_constraints(self, pod: Pod, action: str) -> list[TopologySpreadConstraint]:
+        """buildDefaultConstraints: the default constraints for ``action`` with the selector
+        deduced from the pod's Services and controller; none if that selector is empty."""
+        constraints = self._default_templates(pod, action)
         if not constraints:
             return []
         selector = default_selector(pod, self._handle.objects)
