@@ -31,14 +31,22 @@ def group_of(api_version: str) -> str:
     return api_version.rsplit("/", 1)[0] if "/" in api_version else ""
 
 
+#: values a merge patch takes as they are (no copy)
+_SCALARS = (str, int, float, bool)
+
+
 def merge_patch(target: Any, patch: Any) -> Any:
     """RFC 7386 JSON merge patch."""
+    if type(patch) in _SCALARS:
+        return patch
     if not isinstance(patch, Mapping):
         return copy.deepcopy(patch)
     out = dict(target) if isinstance(target, Mapping) else {}
     for k, v in patch.items():
         if v is None:
             out.pop(k, None)
+        elif type(v) in _SCALARS:
+            out[k] = v
         else:
             out[k] = merge_patch(out.get(k), v)
     return out

@@ -451,11 +451,13 @@ class SchedulingQueue:
         MoveAllToActiveOrBackoffQueue). Returns how many moved. ``old``/``new`` (None on add /
         delete) reach the queueing hints as they are: ``Pod`` / ``Node`` views for those kinds,
         the API mapping for any other kind."""
-        moved = 0
-        label = str(event)
         if self._in_flight:
             self._event_seq += 1
             self._in_flight_events.append((self._event_seq, event, old, new))
+        if not self._unschedulable:
+            return 0  # the usual case: nothing waits for an event
+        moved = 0
+        label = str(event)
         matching = self._matching_for(event)
         wildcard = event.is_wildcard()
         for qpi in list(self._unschedulable.values()):

@@ -93,11 +93,13 @@ class ColumnRunners:
                     raise ValueError
             except (TypeError, ValueError):
                 return contract_error(name, "filter_columns", got)
+            if not codes.any():
+                continue  # every node passes (the usual case)
             nz = codes != 0
             if first is not None:
                 nz &= first == 0
-            if not nz.any():
-                continue
+                if not nz.any():
+                    continue
             used = np.unique(codes[nz]).tolist()
             mapping = np.zeros(used[-1] + 1, np.int32)
             for c in used:
@@ -162,7 +164,7 @@ class ColumnRunners:
             if isinstance(vals, Status):
                 return vals
             if len(vals):
-                if int(vals.min()) < MIN_NODE_SCORE or int(vals.max()) > MAX_NODE_SCORE:
+                if _out_of_range(vals):
                     bad = int(next(v for v in vals.tolist() if v < MIN_NODE_SCORE or v > MAX_NODE_SCORE))
                     return Status(
                         Code.ERROR,
@@ -205,3 +207,11 @@ class ColumnRunners:
         if isinstance(got, Status):
             return got
         return np.asarray(got, np.int64)
+
+
+def _out_of_range(vals: NDArray[Any]) -> bool:
+    """Whether a score is outside [MIN_NODE_SCORE, MAX_NODE_SCORE]: one pass over int64
+    scores (a negative one is above the maximum as unsigned), two otherwise."""
+    if MIN_NODE_SCORE == 0 and vals.dtype == np.int64:
+        return int(vals.view(np.uint64).max()) > MAX_NODE_SCORE
+    return int(vals.min()) < MIN_NODE_SCORE or int(vals.max()) > MAX_NODE_SCORE

@@ -42,6 +42,13 @@ def _adapt(fn: Callable[..., Any], impl_args: Sequence[str], hook: str) -> Calla
     if len(idx) == 1:
         i0 = idx[0]
         return lambda *a: fn(a[i0])
+    # each hook call goes through this: spelled out for the usual sizes (no list per call)
+    if len(idx) == 2:
+        i0, i1 = idx
+        return lambda *a: fn(a[i0], a[i1])
+    if len(idx) == 3:
+        i0, i1, i2 = idx
+        return lambda *a: fn(a[i0], a[i1], a[i2])
     return lambda *a: fn(*[a[i] for i in idx])
 
 

@@ -503,9 +503,13 @@ class QueuedPodInfo:
 _VALID = "_valid"
 
 
+#: how a quantity without a minus sign (nor whitespace before it) starts
+_UNSIGNED = frozenset("0123456789.+")
+
+
 def _nonnegative(c: Mapping[str, Any], field: str) -> None:
-    """ValidateResourceQuantityValue's sign check of a container's requests and limits (the
-    requests were parsed by ``requests``; the limits are parsed here)."""
+    """ValidateResourceQuantityValue's sign check of a container's requests and limits (both
+    parsed by ``requests`` already, which names a malformed one first)."""
     res = c.get("resources")
     if not res:
         return
@@ -514,6 +518,8 @@ def _nonnegative(c: Mapping[str, Any], field: str) -> None:
         if not rl:
             continue
         for k, v in rl.items():
+            if type(v) is str and v[:1] in _UNSIGNED:
+                continue  # parsed by ``requests`` already, and it has no sign: not negative
             if _q(v, f"{field}.resources.{part}.{cut(k)}") < 0:
                 raise InvalidObjectError(f"{field}.resources.{part}.{cut(k)}", f"Invalid value: {_show(v)}: must be greater than or equal to 0")
 
