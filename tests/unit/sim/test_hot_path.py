@@ -164,3 +164,20 @@ def test_an_adapter_passes_the_arguments_the_implementation_declares(hook: str) 
         fn = _adapt(lambda *a, _got=got: _got.append(a), names, hook)
         fn(*args)
         assert got == [tuple(f"<{a}>" for a in names)]
+
+
+# the parsed quantities kept across pods ----------------------------------------------------------
+def test_a_quantity_string_parsed_once_gives_the_same_value_to_every_pod(monkeypatch: pytest.MonkeyPatch) -> None:
+    from kubesched.sdk.objects import requests as rq
+
+    monkeypatch.setattr(rq, "_PARSED", {})
+    monkeypatch.setattr(rq, "_PARSED_MAX", 3)
+    for q, milli in [("1500m", 1500), ("1500m", 1500), ("2", 2000), ("0.5", 500), ("1500m", 1500), ("7", 7000)]:
+        assert _pod({"cpu": q}).requests.milli_cpu == milli
+        assert len(rq._PARSED) <= 3
+    # a bad one is named each time, for each pod's own field
+    for _ in range(2):
+        with pytest.raises(InvalidObjectError) as ei:
+            _pod(None, {"memory": "12x"}, init=True).validate()
+        assert str(ei.value).startswith('spec.initContainers[0].resources.limits.memory: "12x": quantities must match')
+    assert "12x" not in rq._PARSED

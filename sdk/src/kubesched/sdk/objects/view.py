@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, NoReturn, TypeVar, overload
 
 from .._text import quote
-from ..readonly import EMPTY_DICT, EMPTY_LIST, read_only
+from ..readonly import EMPTY_DICT, EMPTY_LIST, ReadOnlyDict, read_only
 from ..selectors import InvalidObjectError
 from ..selectors import _objects as _objects  # the views read lists of objects as selectors do
 from .resource import _set
@@ -72,7 +72,8 @@ def _text(v: Any, default: str = "") -> str:
 
 def _mapping(v: Any, field: str) -> Mapping[str, Any]:
     """An object field (empty when missing); InvalidObjectError when it is not an object."""
-    if isinstance(v, Mapping):
+    t = type(v)
+    if t is ReadOnlyDict or t is dict or isinstance(v, Mapping):  # the exact types first: no ABC check
         return v
     if v is None:
         return EMPTY_DICT
@@ -110,7 +111,7 @@ def _string_map(md: Mapping[str, Any], key: str, field: str) -> None:
     if not isinstance(v, Mapping):
         raise InvalidObjectError(field, "must be a map of strings")
     for k, x in v.items():
-        if isinstance(x, (Mapping, list, tuple)):
+        if type(x) is not str and isinstance(x, (Mapping, list, tuple)):
             raise InvalidObjectError(f"{field}[{_show(k)}]", "must be a string")
 
 
@@ -128,7 +129,7 @@ class ObjectView:
     read_only_message: ClassVar[str] = "views are read-only"
 
     def __init__(self, raw: Mapping[str, Any]) -> None:
-        if not isinstance(raw, Mapping):
+        if type(raw) is not ReadOnlyDict and not isinstance(raw, Mapping):
             raise InvalidObjectError("", f"a {self.kind} must be an object")
         try:
             _set(self, "raw", read_only(raw))
@@ -150,17 +151,17 @@ class ObjectView:
     @cached_property
     def metadata(self) -> Mapping[str, Any]:
         v = self.raw.get("metadata")
-        return v if isinstance(v, Mapping) else EMPTY_DICT
+        return v if type(v) is ReadOnlyDict or isinstance(v, Mapping) else EMPTY_DICT
 
     @cached_property
     def spec(self) -> Mapping[str, Any]:
         v = self.raw.get("spec")
-        return v if isinstance(v, Mapping) else EMPTY_DICT
+        return v if type(v) is ReadOnlyDict or isinstance(v, Mapping) else EMPTY_DICT
 
     @cached_property
     def status(self) -> Mapping[str, Any]:
         v = self.raw.get("status")
-        return v if isinstance(v, Mapping) else EMPTY_DICT
+        return v if type(v) is ReadOnlyDict or isinstance(v, Mapping) else EMPTY_DICT
 
     @cached_property
     def name(self) -> str:
@@ -169,12 +170,12 @@ class ObjectView:
     @cached_property
     def labels(self) -> Mapping[str, str]:
         v = self.metadata.get("labels")
-        return v if isinstance(v, Mapping) else EMPTY_DICT
+        return v if type(v) is ReadOnlyDict or isinstance(v, Mapping) else EMPTY_DICT
 
     @cached_property
     def annotations(self) -> Mapping[str, str]:
         v = self.metadata.get("annotations")
-        return v if isinstance(v, Mapping) else EMPTY_DICT
+        return v if type(v) is ReadOnlyDict or isinstance(v, Mapping) else EMPTY_DICT
 
     def _validate_object(self) -> None:
         """The checks every kind shares: metadata, spec and status are objects, the name is a
@@ -182,7 +183,7 @@ class ObjectView:
         raw = self.raw
         for part in ("metadata", "spec", "status"):
             v = raw.get(part)
-            if v is not None and not isinstance(v, Mapping):
+            if v is not None and type(v) is not ReadOnlyDict and not isinstance(v, Mapping):
                 raise InvalidObjectError(part, "must be an object")
         md = self.metadata
         name = md.get("name")
