@@ -93,12 +93,12 @@ class ColumnRunners:
                     raise ValueError
             except (TypeError, ValueError):
                 return contract_error(name, "filter_columns", got)
-            if not codes.any():
+            if not _count_nonzero(codes):
                 continue  # every node passes (the usual case)
             nz = codes != 0
             if first is not None:
                 nz &= first == 0
-                if not nz.any():
+                if not _count_nonzero(nz):
                     continue
             used = np.unique(codes[nz]).tolist()
             mapping = np.zeros(used[-1] + 1, np.int32)
@@ -212,6 +212,14 @@ class ColumnRunners:
 def _out_of_range(vals: NDArray[Any]) -> bool:
     """Whether a score is outside [MIN_NODE_SCORE, MAX_NODE_SCORE]: one pass over int64
     scores (a negative one is above the maximum as unsigned), two otherwise."""
-    if MIN_NODE_SCORE == 0 and vals.dtype == np.int64:
-        return int(vals.view(np.uint64).max()) > MAX_NODE_SCORE
-    return int(vals.min()) < MIN_NODE_SCORE or int(vals.max()) > MAX_NODE_SCORE
+    if MIN_NODE_SCORE == 0 and vals.dtype == _INT64:
+        return int(_max(vals.view(np.uint64))) > MAX_NODE_SCORE
+    return int(_min(vals)) < MIN_NODE_SCORE or int(_max(vals)) > MAX_NODE_SCORE
+
+
+# numpy's reductions called directly (``a.any()``, ``a.max()`` go through Python wrappers: a
+# few microseconds per plugin and pod)
+_count_nonzero = np.count_nonzero
+_max = np.maximum.reduce
+_min = np.minimum.reduce
+_INT64 = np.dtype(np.int64)
