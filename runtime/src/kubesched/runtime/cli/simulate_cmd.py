@@ -184,22 +184,22 @@ def pod_row_of(sim: Any, replay: Any, sched: Any, obj: Mapping[str, Any], profil
     if uid is None:
         uid = replay.uids.get(id(obj))
     res = sched.results.get(uid) if uid is not None else None
-    one = {(res.namespace, res.name): res} if res is not None else {}
-    return pod_row(sim, obj, profiles, one, preempted, sched.cache, replay.departures, uid=uid)
+    return pod_row(sim, obj, profiles, res, preempted, sched.cache, replay.departures, uid=uid)
 
 
 def pod_row(
     sim: Any,
     obj: Mapping[str, Any],
     profiles: Sequence[str],
-    results: Mapping[tuple[str, str], Any],
+    result: Any,
     preempted: Mapping[str, str],
     cache: Any = None,
     departures: Mapping[str, tuple[str, str]] | None = None,
     *,
     uid: str | None = None,
 ) -> dict[str, Any]:
-    """The report's row of one Pod of the input: its scheduling result, or why it has none
+    """The report's row of one Pod of the input: its scheduling ``result`` (the scheduler's
+    PodResult of that pod, or None), or why it has none
     (refused by the cluster: Error; Running, NodeNotFound, Ignored, Gated, Deleted; see
     STATUSES). ``preempted``: the note of each victim's Preempted event, by "Pod ns/name";
     ``departures``: (status, why) of each pod the replay completed or deleted, by uid; ``uid``:
@@ -225,10 +225,8 @@ def pod_row(
     before = status_before_scheduling(spec, profiles, lambda n: sim.store.peek("v1", "Node", n, None) is not None)
     if before is not None:
         row["status"], row["message"], row["node"] = before
-    else:
-        res = results.get((ns, name))
-        if res is not None:
-            row.update(res.as_dict())
+    elif result is not None:
+        row.update(result.as_dict())
     current = sim.store.peek("v1", "Pod", name, ns)
     if current is not None and uid is not None and (current.get("metadata") or {}).get("uid") != uid:
         current = None  # another pod of the same name: this one is gone

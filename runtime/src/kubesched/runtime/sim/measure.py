@@ -116,8 +116,6 @@ class Recorder:
         self._node_index: dict[str, int] = {}
         #: (t, node, resource, delta requested or None for "allocatable set") for the heat map
         self._node_log: list[tuple[float, str, dict[str, float] | None, dict[str, float] | None]] = []
-        self.t: list[float] = []
-        self._cols: dict[str, list[float]] = {}
         self._samples: list[tuple[float, int, int, int, dict[str, float], dict[str, float]]] = []
 
     # the store's listener ------------------------------------------------------------------
@@ -217,9 +215,13 @@ class Recorder:
             req[k] = req.get(k, 0.0) + v
         self._node_log.append((self._now(), node, None, amounts))
 
+    def _current(self, t: float) -> tuple[float, int, int, int, dict[str, float], dict[str, float]]:
+        """The sample of the running totals at virtual time ``t``."""
+        return (t, self.nodes, self.pending, self.running, dict(self.allocatable), dict(self.requested))
+
     def _sample(self) -> None:
-        t = self._now()
-        sample = (t, self.nodes, self.pending, self.running, dict(self.allocatable), dict(self.requested))
+        sample = self._current(self._now())
+        t = sample[0]
         samples = self._samples
         if samples and samples[-1][0] == t:
             samples[-1] = sample
@@ -230,8 +232,7 @@ class Recorder:
         """The run ended at ``end`` virtual seconds since the start: the last sample holds
         until then."""
         if not self._samples or self._samples[-1][0] < end:
-            s = self._samples[-1] if self._samples else (0.0, self.nodes, self.pending, self.running, dict(self.allocatable), dict(self.requested))
-            self._samples.append((end, *s[1:]))
+            self._samples.append(self._current(end))  # the totals are those of the last sample
 
     # the result ----------------------------------------------------------------------------
     def resources(self) -> list[str]:
@@ -245,7 +246,7 @@ class Recorder:
     def measurements(self, results: MeasuringResults, *, preemptions: int, elapsed: float, interrupted: bool = False, **info: Any) -> dict[str, Any]:
         """The Measurements dict (docs/simulator.md); ``info``: label, workload, config, seed."""
         res = self.resources()
-        samples = self._samples or [(0.0, self.nodes, self.pending, self.running, dict(self.allocatable), dict(self.requested))]
+        samples = self._samples or [self._current(0.0)]
         t = [s[0] for s in samples]
         series: dict[str, Any] = {
             "t": t,
@@ -360,10 +361,6 @@ def _wait_stats(waits: Sequence[float]) -> dict[str, Any]:
     return {"count": len(w), "mean": sum(w) / len(w), "p50": pct(50), "p90": pct(90), "p99": pct(99), "max": w[-1]}
 
 
-def _res_key(r: str) -> str:
-    return r
-
-
 def summary_row(m: Mapping[str, Any]) -> dict[str, Any]:
     """One table row of a Measurements dict (the sweep, compare and their CSV)."""
     tot, wait, alloc = m["totals"], m["wait"], m["allocation"]
@@ -383,7 +380,7 @@ def summary_row(m: Mapping[str, Any]) -> dict[str, Any]:
     }
     for kind in ("mean", "peak", "final"):
         for r in m["resources"]:
-            row[f"alloc_{kind}_{_res_key(r)}"] = alloc[kind][r]
+            row[f"alloc_{kind}_{r}"] = alloc[kind][r]
     return row
 
 
