@@ -82,7 +82,7 @@ class Scheduler:
         self.observer = observer if observer is not None else Results(max_results, diagnostics=record_diagnostics)
         self.recorder: Any = None
         if record_results:
-            from ..observe.explain import MultiTracer, ResultRecorder
+            from ..observe.recorder import MultiTracer, ResultRecorder
 
             self.recorder = ResultRecorder(cluster.annotate_pod)
             tracer = MultiTracer(tracer, self.recorder) if tracer is not None else self.recorder
