@@ -25,17 +25,43 @@ def import_grp() -> None:
 @click.option(
     "--departures",
     type=click.Choice(["delete-at", "run-for", "none"]),
-    default="delete-at",
-    show_default=True,
-    help="How pods leave: at the trace's deletion time (delete-at), after running as long as in the trace (run-for), or never (none).",
+    default=None,
+    help="How pods leave: at the trace's deletion time (delete-at, the default), after running as long as in the trace (run-for), or never (none; the only one with --shuffle/--inflate).",
 )
-def import_openb(nodes_csv: str, pods_csv: str, output: str, limit: int | None, departures: str) -> None:
+@click.option("--gpu-share", is_flag=True, help="GPU pods ask alibabacloud.com/gpu-milli (num_gpu x gpu_milli) instead of nvidia.com/gpu; GPU nodes also advertise it (1000 per GPU).")
+@click.option("--gpu-nodes-only", is_flag=True, help="Keep only the nodes with GPUs (the paper's cluster).")
+@click.option("--shuffle", is_flag=True, help="The paper's order: pods by name, shuffled by --seed; pod i arrives at second i and never leaves.")
+@click.option("--inflate", type=float, default=None, metavar="RATIO", help="Add pods drawn from the trace by --seed until the GPU requests reach RATIO x the GPU capacity (the paper: 1.3); pod i arrives at second i and never leaves.")
+@click.option("--seed", type=int, default=None, help="The seed of --shuffle and --inflate.")
+def import_openb(
+    nodes_csv: str,
+    pods_csv: str,
+    output: str,
+    limit: int | None,
+    departures: str | None,
+    gpu_share: bool,
+    gpu_nodes_only: bool,
+    shuffle: bool,
+    inflate: float | None,
+    seed: int | None,
+) -> None:
     """Convert the openb GPU trace (Alibaba cluster-trace-gpu-v2023) into a workload: a Node per
-    row of --nodes, a Pod per row of --pods in creation order, arriving at its creation time."""
+    row of --nodes, a Pod per row of --pods in creation order, arriving at its creation time
+    (or the paper's workload: --shuffle, --inflate)."""
     from ..sim.openb import TraceError, convert, dump_yaml
 
     try:
-        objs = convert(nodes_csv, pods_csv, departures=departures, limit=limit)
+        objs = convert(
+            nodes_csv,
+            pods_csv,
+            departures=departures,
+            limit=limit,
+            gpu_share=gpu_share,
+            gpu_nodes_only=gpu_nodes_only,
+            shuffle=shuffle,
+            inflate=inflate,
+            seed=seed,
+        )
     except TraceError as e:
         fail(str(e))
     _write(objs, output, dump_yaml)

@@ -24,11 +24,30 @@ list and a pod list, two CSV files. See docs/importers.md for the mapping; in sh
 
 With ``annotate=False`` the objects carry no annotations: the static cluster bench/openb.py
 writes (every pod pending at once, none ever leaves).
+
+**GPU sharing** (``gpu_share=True``, the names of ``kubesched-gpushare``): a GPU pod asks
+``alibabacloud.com/gpu-milli`` (request and limit) = ``num_gpu`` x ``gpu_milli`` (a share below
+1000 of one GPU, or whole GPUs as multiples of 1000; an empty or 0 ``gpu_milli`` is a whole GPU)
+instead of ``nvidia.com/gpu``; a GPU node advertises ``nvidia.com/gpu`` and
+``alibabacloud.com/gpu-milli`` = 1000 x ``gpu`` and is labelled
+``alibabacloud.com/gpu-card-model: <model>``; ``gpu_spec`` becomes the pod annotation
+``alibabacloud.com/gpu-card-model: A|B`` instead of a node affinity.
+
+**The paper's workload** (Weng et al.'s simulator, GitHub ``hkust-adsl/kubernetes-scheduler-simulator``,
+pkg/simulator/core.go and simulator.go: ``SortClusterPods``, ``TunePodsByNodeTotalResource``):
+``shuffle`` orders the pods by name and shuffles them with ``random.Random(seed)`` (instead of
+creation order); ``inflate=RATIO`` then appends copies of pods drawn uniformly (with replacement,
+from the pods by name, same generator) named ``<name>-inflate-<i>``, until the next one drawn would
+take the GPU request of the workload past RATIO x the GPU capacity of the nodes (1000 per GPU).
+Both replace the trace's times: pod ``i`` arrives at second ``i`` and no pod leaves, so each pod
+is scheduled (or fails) before the next arrives, as the reference schedules them one by one.
+``gpu_nodes_only`` keeps only the nodes with GPUs (the reference's cluster: 1,213 nodes).
 """
 
 from __future__ import annotations
 
 import csv
+import random
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, TextIO
@@ -40,8 +59,10 @@ from .workload import ARRIVE_AT, DELETE_AT, RUN_FOR
 __all__ = [
     "DEPARTURES",
     "GPU",
+    "GPU_CARD_MODEL",
     "GPU_MILLI",
     "GPU_MODEL_LABEL",
+    "GPU_SHARE_MILLI",
     "GPU_SPEC",
     "NAMESPACE",
     "NODE_COLUMNS",
@@ -50,7 +71,9 @@ __all__ = [
     "TraceError",
     "convert",
     "dump_yaml",
+    "gpu_request",
     "node_object",
+    "paper_order",
     "pod_object",
     "read_rows",
 ]
@@ -62,6 +85,10 @@ NAMESPACE = "default"
 GPU_MILLI = "openb.kubesched.io/gpu-milli"
 QOS = "openb.kubesched.io/qos"
 GPU_SPEC = "openb.kubesched.io/gpu-spec"
+#: GPU sharing (--gpu-share): the extended resource in thousandths of a GPU, the model label / annotation
+GPU_SHARE_MILLI = "alibabacloud.com/gpu-milli"
+GPU_CARD_MODEL = "alibabacloud.com/gpu-card-model"
+MILLI = 1000
 
 #: how a pod leaves: at its trace deletion time, after running its trace duration, or never
 DEPARTURES = ("delete-at", "run-for", "none")
@@ -107,7 +134,7 @@ def read_rows(f: TextIO, source: str, columns: Iterable[str], ints: Iterable[str
         yield row
 
 
-def node_object(row: dict[str, Any]) -> dict[str, Any]:
+def node_object(row: dict[str, Any], *, gpu_share: bool = False) -> dict[str, Any]:
     """One Node from a parsed row of the node list."""
     name = row["sn"]
     alloc = {"cpu": f"{row['cpu_milli'] or 0}m", "memory": f"{row['memory_mib'] or 0}Mi", "pods": "110"}
@@ -115,8 +142,10 @@ def node_object(row: dict[str, Any]) -> dict[str, Any]:
     gpus = row["gpu"]
     if gpus:
         alloc[GPU] = str(gpus)
+        if gpu_share:
+            alloc[GPU_SHARE_MILLI] = str(MILLI * gpus)
         if row.get("model"):
-            labels[GPU_MODEL_LABEL] = row["model"]
+            labels[GPU_CARD_MODEL if gpu_share else GPU_MODEL_LABEL] = row["model"]
     return {
         "apiVersion": "v1",
         "kind": "Node",
@@ -129,18 +158,56 @@ def node_object(row: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def pod_object(row: dict[str, Any], *, annotate: bool = True, departures: str = "delete-at") -> dict[str, Any]:
-    """One Pod from a parsed row of the pod list (see the module docstring)."""
+def gpu_request(row: dict[str, Any], *, gpu_share: bool = False, source: str = "pods") -> int:
+    """The GPU a parsed pod row asks, in thousandths of a GPU: ``num_gpu`` x ``gpu_milli`` with
+    ``gpu_share`` (an empty or 0 ``gpu_milli`` counts as 1000), else ``num_gpu`` x 1000 (whole
+    ``nvidia.com/gpu``). Raises TraceError (naming ``source``, the file) for a share of more
+    than one GPU with ``gpu_share``."""
+    gpus = row["num_gpu"] or 0
+    if not gpus:
+        return 0
+    if not gpu_share:
+        return MILLI * gpus
+    milli = row["gpu_milli"] or MILLI
+    if milli >= MILLI:
+        return MILLI * gpus
+    if gpus > 1:
+        raise TraceError(
+            f"{source}: pod {quote(row['name'])}: num_gpu {gpus} with gpu_milli {milli}: a share (gpu_milli < 1000) is of one GPU ({GPU_SHARE_MILLI} cannot ask {gpus} shares)"
+        )
+    return milli
+
+
+def pod_object(
+    row: dict[str, Any],
+    *,
+    annotate: bool = True,
+    departures: str = "delete-at",
+    gpu_share: bool = False,
+    name: str | None = None,
+    arrive_at: int | None = None,
+) -> dict[str, Any]:
+    """One Pod from a parsed row of the pod list (see the module docstring). ``name`` and
+    ``arrive_at`` (seconds) replace the row's name and times (the paper's workload: no departure)."""
     requests = {"cpu": f"{row['cpu_milli'] or 0}m", "memory": f"{row['memory_mib'] or 0}Mi"}
     resources: dict[str, Any] = {"requests": requests}
     gpus = row["num_gpu"]
     if gpus:
-        requests[GPU] = str(gpus)
-        resources["limits"] = {GPU: str(gpus)}
+        if gpu_share:
+            milli = str(gpu_request(row, gpu_share=True))
+            requests[GPU_SHARE_MILLI] = milli
+            resources["limits"] = {GPU_SHARE_MILLI: milli}
+        else:
+            requests[GPU] = str(gpus)
+            resources["limits"] = {GPU: str(gpus)}
     spec: dict[str, Any] = {"containers": [{"name": "c", "image": "img", "resources": resources}]}
     gpu_spec = row.get("gpu_spec") or ""
     models = [m for m in gpu_spec.split("|") if m]
-    if models:
+    md: dict[str, Any] = {"name": row["name"] if name is None else name, "namespace": NAMESPACE}
+    ann: dict[str, str] = {}
+    if models and gpu_share:
+        ann[GPU_CARD_MODEL] = "|".join(models)
+    elif models:
         spec["affinity"] = {
             "nodeAffinity": {
                 "requiredDuringSchedulingIgnoredDuringExecution": {
@@ -148,22 +215,25 @@ def pod_object(row: dict[str, Any], *, annotate: bool = True, departures: str = 
                 }
             }
         }
-    md: dict[str, Any] = {"name": row["name"], "namespace": NAMESPACE}
-    if annotate:
+    if annotate and arrive_at is not None:
+        ann[ARRIVE_AT] = str(arrive_at)
+    elif annotate:
         created = row["creation_time"] or 0
         deleted = row["deletion_time"]
-        ann = {ARRIVE_AT: str(created)}
+        ann[ARRIVE_AT] = str(created)
         if deleted is not None:
             if departures == "delete-at":
                 ann[DELETE_AT] = str(deleted)
             elif departures == "run-for":
                 ann[RUN_FOR] = str(max(0, deleted - created))
+    if annotate:
         if row["gpu_milli"] is not None:
             ann[GPU_MILLI] = str(row["gpu_milli"])
         if row.get("qos"):
             ann[QOS] = row["qos"]
         if gpu_spec:
             ann[GPU_SPEC] = gpu_spec
+    if ann:
         md["annotations"] = ann
     return {"apiVersion": "v1", "kind": "Pod", "metadata": md, "spec": spec}
 
@@ -179,27 +249,96 @@ def _open(path: str | Path) -> TextIO:
         raise TraceError(f"{printable(path)}: cannot read: {printable(e.strerror or e)}") from None
 
 
+def paper_order(
+    rows: list[dict[str, Any]],
+    *,
+    seed: int,
+    shuffle: bool = False,
+    inflate: float | None = None,
+    capacity: int = 0,
+    gpu_share: bool = False,
+) -> list[tuple[str, dict[str, Any]]]:
+    """The paper's arrival order of parsed pod rows, as (pod name, row): ``rows`` in their order
+    (creation order) or, with ``shuffle``, by name then shuffled; with ``inflate``, followed by
+    copies of rows drawn uniformly until the next one would take the GPU request past
+    ``inflate`` x ``capacity`` (thousandths of a GPU). ``random.Random(seed)`` draws both."""
+    rng = random.Random(seed)
+    by_name = sorted(rows, key=lambda r: r["name"])
+    if shuffle:
+        order = list(by_name)
+        rng.shuffle(order)
+    else:
+        order = list(rows)
+    out = [(r["name"], r) for r in order]
+    if inflate is None:
+        return out
+    asks = [gpu_request(r, gpu_share=gpu_share) for r in by_name]
+    total = sum(asks)
+    target = inflate * capacity
+    i = 0
+    while True:
+        k = rng.randrange(len(by_name))
+        if total + asks[k] > target:
+            return out
+        total += asks[k]
+        out.append((f"{by_name[k]['name']}-inflate-{i}", by_name[k]))
+        i += 1
+
+
 def convert(
     nodes_csv: str | Path,
     pods_csv: str | Path,
     *,
-    departures: str = "delete-at",
+    departures: str | None = None,
     limit: int | None = None,
     annotate: bool = True,
+    gpu_share: bool = False,
+    gpu_nodes_only: bool = False,
+    shuffle: bool = False,
+    inflate: float | None = None,
+    seed: int | None = None,
 ) -> list[dict[str, Any]]:
     """Read the trace's two CSV files; return the Nodes (file order), then the Pods ordered by
-    ``creation_time`` (stable), the first ``limit`` of them when given. Raises TraceError."""
+    ``creation_time`` (stable), the first ``limit`` of them when given. ``departures`` defaults
+    to ``delete-at`` (``none`` for the paper's workload: ``shuffle`` / ``inflate``, which need a
+    ``seed``). Raises TraceError."""
+    paper = shuffle or inflate is not None
+    if departures is None:
+        departures = "none" if paper else "delete-at"
     if departures not in DEPARTURES:
         raise TraceError(f"departures must be one of {', '.join(DEPARTURES)}, not {quote(departures)}")
+    if inflate is not None and not (inflate > 0 and inflate < float("inf")):
+        raise TraceError(f"--inflate {inflate:g}: expected a ratio > 0 (1.3: add pods until the GPU requests reach 1.3 x the GPU capacity)")
+    if paper and seed is None:
+        raise TraceError(f"{'--shuffle' if shuffle else '--inflate'} needs --seed N (the shuffle and the pods added are drawn from it)")
+    if seed is not None and not paper:
+        raise TraceError(f"--seed {seed}: only --shuffle and --inflate draw from a seed")
+    if paper and departures != "none":
+        raise TraceError(
+            f"--departures {departures}: with --shuffle or --inflate pods arrive one per second in the new order and never leave (--departures none)"
+        )
     with _open(nodes_csv) as fn:
-        out = [node_object(r) for r in read_rows(fn, printable(nodes_csv), NODE_COLUMNS, NODE_INTS, "sn")]
+        node_rows = list(read_rows(fn, printable(nodes_csv), NODE_COLUMNS, NODE_INTS, "sn"))
+    if gpu_nodes_only:
+        node_rows = [r for r in node_rows if r["gpu"]]
+    out = [node_object(r, gpu_share=gpu_share) for r in node_rows]
     with _open(pods_csv) as fp:
         rows = list(read_rows(fp, printable(pods_csv), POD_COLUMNS, POD_INTS, "name"))
     rows.sort(key=lambda r: r["creation_time"] or 0)
     if limit is not None:
         rows = rows[: max(0, limit)]
-    out += [pod_object(r, annotate=annotate, departures=departures) for r in rows]
-    return out
+    asks = [gpu_request(r, gpu_share=gpu_share, source=printable(pods_csv)) for r in rows]  # checks every share
+    if not paper:
+        return out + [pod_object(r, annotate=annotate, departures=departures, gpu_share=gpu_share) for r in rows]
+    assert seed is not None
+    capacity = MILLI * sum(r["gpu"] or 0 for r in node_rows)
+    if inflate is not None:
+        if capacity == 0:
+            raise TraceError(f"--inflate {inflate:g}: the nodes have no GPUs ({printable(nodes_csv)})")
+        if not any(asks):
+            raise TraceError(f"--inflate {inflate:g}: no pod asks for a GPU ({printable(pods_csv)})")
+    order = paper_order(rows, seed=seed, shuffle=shuffle, inflate=inflate, capacity=capacity, gpu_share=gpu_share)
+    return out + [pod_object(r, annotate=annotate, gpu_share=gpu_share, name=name, arrive_at=i) for i, (name, r) in enumerate(order)]
 
 
 def dump_yaml(objs: list[dict[str, Any]], out: TextIO) -> None:
