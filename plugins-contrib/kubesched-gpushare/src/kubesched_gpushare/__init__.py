@@ -27,6 +27,7 @@ from .model import (
     node_gpus,
     parse_devices,
 )
+from .plugin import GpuShare, GpuShareArgs
 
 __all__ = [
     "DEFAULT_MODEL_LABEL",
@@ -38,6 +39,8 @@ __all__ = [
     "MILLI",
     "GpuColumns",
     "GpuRequest",
+    "GpuShare",
+    "GpuShareArgs",
     "GpuSpecError",
     "Ledger",
     "NodeGpus",
