@@ -23,7 +23,7 @@ from ..scheduler.results import Results
 from ..scheduling import FitError
 from ..timefmt import rfc3339
 
-__all__ = ["HEATMAP_BUCKETS", "MeasuringResults", "Recorder", "series_csv", "summary_row"]
+__all__ = ["HEATMAP_BUCKETS", "MeasuringResults", "Recorder", "allocation_at_arrived", "series_csv", "summary_row"]
 
 #: at most this many time buckets in the per-node heat map
 HEATMAP_BUCKETS = 100
@@ -111,12 +111,18 @@ class Recorder:
         self._arrival: dict[str, float] = {}
         #: uid -> (node, amounts) of bound pods
         self._bound: dict[str, tuple[str, dict[str, float]]] = {}
+        #: uid of each pending pod that arrived, in order (the arrived-request series)
+        self._arrivals: list[str] = []
+        #: uid -> the object of an arrived pod until it is bound
+        self._unbound: dict[str, Mapping[str, Any]] = {}
+        #: uid -> amounts of every pod that was bound (departed ones too)
+        self._asked: dict[str, dict[str, float]] = {}
         self._node_alloc: dict[str, dict[str, float]] = {}
         #: node name -> order of first appearance (heat map rows)
         self._node_index: dict[str, int] = {}
         #: (t, node, resource, delta requested or None for "allocatable set") for the heat map
         self._node_log: list[tuple[float, str, dict[str, float] | None, dict[str, float] | None]] = []
-        self._samples: list[tuple[float, int, int, int, dict[str, float], dict[str, float]]] = []
+        self._samples: list[tuple[float, int, int, int, dict[str, float], dict[str, float], int]] = []
 
     # the store's listener ------------------------------------------------------------------
     def on_event(self, etype: str, kind: str, old: Mapping[str, Any] | None, new: Mapping[str, Any] | None) -> None:
@@ -170,6 +176,8 @@ class Recorder:
                 self.arrived += 1
                 self.pending += 1
                 self._arrival[uid] = now
+                self._arrivals.append(uid)
+                self._unbound[uid] = obj
             return
         if etype == "MODIFIED":
             if uid in self._bound:
@@ -209,15 +217,18 @@ class Recorder:
         except InvalidObjectError:
             amounts = {}
         self._bound[uid] = (node, amounts)
+        self._asked[uid] = amounts
+        self._unbound.pop(uid, None)
         self.running += 1
         req = self.requested
         for k, v in amounts.items():
             req[k] = req.get(k, 0.0) + v
         self._node_log.append((self._now(), node, None, amounts))
 
-    def _current(self, t: float) -> tuple[float, int, int, int, dict[str, float], dict[str, float]]:
-        """The sample of the running totals at virtual time ``t``."""
-        return (t, self.nodes, self.pending, self.running, dict(self.allocatable), dict(self.requested))
+    def _current(self, t: float) -> tuple[float, int, int, int, dict[str, float], dict[str, float], int]:
+        """The sample of the running totals at virtual time ``t`` (the last item: how many
+        pending pods had arrived)."""
+        return (t, self.nodes, self.pending, self.running, dict(self.allocatable), dict(self.requested), self.arrived)
 
     def _sample(self) -> None:
         sample = self._current(self._now())
@@ -255,6 +266,7 @@ class Recorder:
             "running": [s[3] for s in samples],
             "allocatable": {r: [s[4].get(r, 0.0) for s in samples] for r in res},
             "requested": {r: [max(0.0, s[5].get(r, 0.0)) for s in samples] for r in res},
+            "arrived": self._arrived_series(res, samples),
         }
         end = t[-1]
         ratio = {r: [_ratio(q, a) for q, a in zip(series["requested"][r], series["allocatable"][r], strict=True)] for r in res}
@@ -290,6 +302,25 @@ class Recorder:
             "allocation": allocation,
             "heatmap": self._heatmap(res, end),
         }
+
+    def _arrived_series(self, res: Sequence[str], samples: Sequence[tuple[Any, ...]]) -> dict[str, list[float]]:
+        """Per resource, the requests of every pod that had arrived by each sample (pending pods
+        counted at their arrival; a departure does not subtract): the workload offered so far.
+        A bound pod's amounts are those the Recorder took at its bind; the others' are read here."""
+        cum: list[dict[str, float]] = [{}]
+        total: dict[str, float] = {}
+        asked, unbound = self._asked, self._unbound
+        for uid in self._arrivals:
+            amounts = asked.get(uid)
+            if amounts is None:
+                try:
+                    amounts = _amounts(Pod(unbound[uid]).node_requests)
+                except InvalidObjectError:
+                    amounts = {}
+            for k, v in amounts.items():
+                total[k] = total.get(k, 0.0) + v
+            cum.append(dict(total))
+        return {r: [cum[s[6]].get(r, 0.0) for s in samples] for r in res}
 
     def _heatmap(self, res: Sequence[str], end: float) -> dict[str, Any]:
         """Each node's allocation per resource at the end of each of (at most)
@@ -382,6 +413,29 @@ def summary_row(m: Mapping[str, Any]) -> dict[str, Any]:
         for r in m["resources"]:
             row[f"alloc_{kind}_{r}"] = alloc[kind][r]
     return row
+
+
+def allocation_at_arrived(m: Mapping[str, Any], resource: str, percents: Iterable[int] | None = None) -> dict[int, float | None]:
+    """The allocation of ``resource`` (requested / allocatable) against the workload that had
+    arrived, read as the paper's simulator does (GitHub hkust-adsl/kubernetes-scheduler-simulator,
+    experiments/analysis/merge_alloc_discrete_0920.py): each sample's arrived share is
+    ``round(100 * arrived / allocatable)`` %; the allocation at X % is the mean allocation of the
+    samples at X %, else of those within X +- 1 %, else None. ``percents``: the X to read (default:
+    every one from 0 to the highest arrived)."""
+    s = m["series"]
+    arrived = s["arrived"].get(resource)
+    if arrived is None:
+        return dict.fromkeys(percents or (), None)
+    at: dict[int, list[float]] = {}
+    for q, a, alloc in zip(arrived, s["requested"][resource], s["allocatable"][resource], strict=True):
+        if alloc > 0:
+            at.setdefault(round(100 * q / alloc), []).append(a / alloc)
+    wanted = list(range(max(at, default=-1) + 1)) if percents is None else list(percents)
+    out: dict[int, float | None] = {}
+    for x in wanted:
+        vals = at.get(x) or [v for k in (x - 1, x, x + 1) for v in at.get(k, ())]
+        out[x] = sum(vals) / len(vals) if vals else None
+    return out
 
 
 def series_csv(m: Mapping[str, Any]) -> str:
