@@ -32,7 +32,7 @@ from kubesched.runtime.scheduler import Scheduler
 from kubesched.sdk._text import printable
 
 #: the contrib plugins installed in the test environment, as the warnings list them
-CONTRIB = "kubesched-coscheduling (Coscheduling), kubesched-priority-label (PriorityLabel), kubesched-sticky-node (StickyNode)"
+CONTRIB = "kubesched-coscheduling (Coscheduling), kubesched-gpushare (BestFitScore, DotProductScore, FGDScore, GpuClusteringScore, GpuPackingScore, GpuShare, RandomScore), kubesched-priority-label (PriorityLabel), kubesched-sticky-node (StickyNode)"
 INSTALLED = (
     "installed third-party plugins: kubesched-broken-import (BrokenImport), "
     + CONTRIB.replace("kubesched-priority-label", "kubesched-listed (ListedPlugin), kubesched-priority-label")
@@ -290,10 +290,17 @@ def test_cli_plugins_shows_what_was_skipped_and_why(site: Path, monkeypatch: pyt
     assert caplog.records == []  # printed by the command, once, not logged besides
     assert "ListedPlugin" in res.stdout and "Tripwire" not in res.stdout
     assert res.stderr.splitlines() == [
+        'skipped: plugin "BestFitScore" (kubesched-gpushare 0.1.0): not loaded, not listed in KUBESCHED_LOAD_PLUGINS',
         'skipped: plugin "BrokenImport" (kubesched-broken-import 1.0): not loaded, not listed in KUBESCHED_LOAD_PLUGINS',
         'skipped: plugin "Coscheduling" (kubesched-coscheduling 0.1.0): not loaded, not listed in KUBESCHED_LOAD_PLUGINS',
+        'skipped: plugin "DotProductScore" (kubesched-gpushare 0.1.0): not loaded, not listed in KUBESCHED_LOAD_PLUGINS',
+        'skipped: plugin "FGDScore" (kubesched-gpushare 0.1.0): not loaded, not listed in KUBESCHED_LOAD_PLUGINS',
+        'skipped: plugin "GpuClusteringScore" (kubesched-gpushare 0.1.0): not loaded, not listed in KUBESCHED_LOAD_PLUGINS',
+        'skipped: plugin "GpuPackingScore" (kubesched-gpushare 0.1.0): not loaded, not listed in KUBESCHED_LOAD_PLUGINS',
+        'skipped: plugin "GpuShare" (kubesched-gpushare 0.1.0): not loaded, not listed in KUBESCHED_LOAD_PLUGINS',
         'skipped: plugin "NodeResourcesFit" (kubesched-takeover 0.3): not loaded, not listed in KUBESCHED_LOAD_PLUGINS',
         'skipped: plugin "PriorityLabel" (kubesched-priority-label 0.1.0): not loaded, not listed in KUBESCHED_LOAD_PLUGINS',
+        'skipped: plugin "RandomScore" (kubesched-gpushare 0.1.0): not loaded, not listed in KUBESCHED_LOAD_PLUGINS',
         'skipped: plugin "StickyNode" (kubesched-sticky-node 0.1.0): not loaded, not listed in KUBESCHED_LOAD_PLUGINS',
         'skipped: plugin "Tripwire" (kubesched-tripwire 1.0): not loaded, not listed in KUBESCHED_LOAD_PLUGINS',
         f"warning: {unmatched('prioritylabl', 'PriorityLabel')}",
