@@ -78,7 +78,8 @@ render "$dest/kubesched.yaml"
 render "$dest/kubesched-with-contrib.yaml" \
     --set contribPlugins.priorityLabel.enabled=true \
     --set contribPlugins.stickyNode.enabled=true \
-    --set contribPlugins.coscheduling.enabled=true
+    --set contribPlugins.coscheduling.enabled=true \
+    --set contribPlugins.gpushare.enabled=true
 
 if [ "$CHECK" = 1 ]; then
     if diff -ru "$OUT" "$dest" >&2; then

@@ -78,11 +78,13 @@ CONTRIB_RULES: dict[str, set[Perm]] = {
     | grant("kubevirt.io", ["virtualmachines"], ["get", "list", "watch", "patch"])
     | grant("kubevirt.io", ["virtualmachineinstances"], ["get", "list", "watch", "patch"]),
     "coscheduling": grant("scheduling.x-k8s.io", ["podgroups"], READ),
+    "gpushare": grant("", ["pods"], ["patch"]),  # PreBind writes the gpu-index annotation
 }
 CONTRIB_NAMES = {
     "priorityLabel": "PriorityLabel",
     "stickyNode": "StickyNode",
     "coscheduling": "Coscheduling",
+    "gpushare": "GpuShare",
 }
 FORBIDDEN_VERBS = {"*", "escalate", "bind", "impersonate"}
 
@@ -444,6 +446,7 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "priority-label": {"contribPlugins": {"priorityLabel": {"enabled": True}}},
     "sticky-node": {"contribPlugins": {"stickyNode": {"enabled": True}}},
     "coscheduling": {"contribPlugins": {"coscheduling": {"enabled": True}}},
+    "gpushare": {"contribPlugins": {"gpushare": {"enabled": True}}},
     "all-contrib": {"contribPlugins": {k: {"enabled": True} for k in CONTRIB_NAMES}},
 }
 
@@ -485,6 +488,7 @@ def test_rules_match_what_the_runtime_enables(render: Any, tmp_path: Path, varia
     assert (("", "persistentvolumeclaims", "patch", "") in granted) == ("VolumeBinding" in enabled)
     assert (("", "services", "list", "") in granted) == ("PodTopologySpread" in enabled)
     assert (("apps", "statefulsets", "patch", "") in granted) == ("StickyNode" in enabled)
+    assert (("", "pods", "patch", "") in granted) == ("GpuShare" in enabled)
     assert CORE <= granted
 
 
