@@ -69,8 +69,9 @@ PAPER = {
     "FGD": ((95.23, 95.06, 95.38), (95.39, 95.27, 95.49)),
 }
 POINTS = (100, 130)
-#: typicalPodsConfig of the reference's runs (scripts/generate_config_and_run.py defaults)
-TYPICAL = {"include_cpu_pods": True, "popularity_threshold": 95, "increase_step": 1}
+#: typicalPodsConfig of the reference's runs (scripts/generate_config_and_run.py defaults):
+#: CPU pods included, popularity threshold 95 %, increase step 1
+TYPICAL_CPU_PODS, TYPICAL_POPULARITY, TYPICAL_STEP = True, 95, 1
 
 
 def commit() -> str:
@@ -79,6 +80,12 @@ def commit() -> str:
 
     sha = git("rev-parse", "--short", "HEAD") or "unknown"
     return sha + ("+dirty" if git("status", "--porcelain", "--untracked-files=no") else "")
+
+
+def cpu_seconds() -> float:
+    """CPU seconds of this process and its finished children (the sweep's pool)."""
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
 
 
 def parse_seeds(spec: str) -> list[int]:
@@ -134,7 +141,7 @@ def typical_pods_args(trace: Path) -> list[dict[str, Any]]:
             classes.append((cpu, milli, 1, model))
         else:
             classes.append((cpu, 1000, milli // 1000, model))
-    typical = typical_pods(classes, **TYPICAL)
+    typical = typical_pods(classes, popularity_threshold=TYPICAL_POPULARITY, increase_step=TYPICAL_STEP, include_cpu_pods=TYPICAL_CPU_PODS)
     return [
         {"cpuMilli": t.cpu_milli, "gpuMilli": t.gpu_milli, "gpuCount": t.gpu_count, "gpuModel": t.gpu_model, "percentage": round(t.percentage, 6)}
         for t in typical
@@ -343,9 +350,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     load_before = os.getloadavg()
     t0 = time.monotonic()
-    cpu0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu0 = cpu_seconds()
     results = run_experiments(exps, jobs=args.jobs, progress=progress)
-    cpu1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = cpu_seconds() - cpu0
     wall = time.monotonic() - t0
     runs, failed = [], []
     for m in results:
@@ -365,7 +372,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "experiments": len(exps),
         "workloads": built,
         "wall": wall,
-        "cpu": (cpu1.ru_utime + cpu1.ru_stime) - (cpu0.ru_utime + cpu0.ru_stime),
+        "cpu": cpu,
         "load_before": " ".join(f"{x:.2f}" for x in load_before),
         "load_after": " ".join(f"{x:.2f}" for x in os.getloadavg()),
         "machine": f"{os.cpu_count()} CPUs, Python {sys.version.split()[0]}",
