@@ -441,6 +441,8 @@ class GpuColumns:
 
     def _sync(self) -> None:
         c = self.columns
+        if c.version == self._version and not self._dirty:
+            return  # no row written since the last pod (NodeColumns.refresh bumps the version)
         gens = c.generations
         changed = set(np.flatnonzero(gens != self._gens).tolist())
         if self._dirty:
