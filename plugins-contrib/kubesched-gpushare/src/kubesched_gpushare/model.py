@@ -251,7 +251,7 @@ class Ledger:
 
     def _touch(self, node: str) -> None:
         self._versions[node] = self._versions.get(node, 0) + 1
-        for gc in self._columns.values():
+        for gc in list(self._columns.values()):  # Unreserve may run on a binding thread
             gc._dirty.add(node)
 
     def record(self, uid: str, node: str, devices: tuple[int, ...]) -> None:
@@ -310,9 +310,8 @@ def _compute(node_info: NodeInfo, ledger: Ledger, model_label: str) -> NodeGpus:
             uid = p.uid
             devs = parse_devices(p.annotations.get(GPU_INDEX), count, req.count)
             if devs is not None:
-                if uid in entries:
-                    # the annotation is seen: it governs from now on (the result is the same)
-                    del entries[uid]
+                # the annotation is seen: it governs from now on (the result is the same)
+                entries.pop(uid, None)
             else:
                 e = entries.get(uid)
                 if e is not None and e[0] == name and parse_devices(format_devices(e[1]), count, req.count):
