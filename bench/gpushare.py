@@ -322,6 +322,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from kubesched.runtime.sim.sweep import Experiment, run_experiments
 
     seeds = parse_seeds(args.seeds)
+    rev = commit()  # at the start: other engineers may commit while the sweep runs
     work = Path(tempfile.mkdtemp(prefix="kubesched-gpushare-"))
     workloads: dict[int, Path] = {}
     built = []
@@ -364,7 +365,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     today = datetime.date.today().isoformat()
     info = {
         "date": today,
-        "commit": commit(),
+        "commit": rev,
         "argv": list(argv if argv is not None else sys.argv[1:]),
         "seeds": seeds,
         "ratio": args.ratio,
