@@ -164,6 +164,33 @@ def with_typical_pods(config: Path, typical: list[dict[str, Any]], out: Path) ->
     return out
 
 
+#: the policies' Score plugins (kubesched_gpushare.policies)
+POLICY_PLUGINS = ("RandomScore", "DotProductScore", "GpuClusteringScore", "GpuPackingScore", "BestFitScore", "FGDScore")
+
+
+def with_tie_break(config: Path, seed: int, out: Path) -> Path:
+    """``config`` with ``tieBreak: name`` and ``tieBreakSeed: seed`` in the args of every policy
+    plugin its profiles score with, written to ``out``: among equal scores the node first in an
+    order drawn from the seed, as the paper's simulator decides (its kube-scheduler fork picks the
+    smallest node name, the names prefixed with a permutation drawn from the seed), where
+    kube-scheduler draws at random."""
+    import yaml
+
+    doc = yaml.safe_load(config.read_text())
+    for prof in doc.get("profiles") or []:
+        plugins = prof.get("plugins") or {}
+        names = [e.get("name") for point in ("score", "multiPoint") for e in ((plugins.get(point) or {}).get("enabled") or [])]
+        pcs = prof.setdefault("pluginConfig", [])
+        for name in dict.fromkeys(n for n in names if n in POLICY_PLUGINS):
+            entry = next((pc for pc in pcs if pc.get("name") == name), None)
+            if entry is None:
+                entry = {"name": name, "args": {}}
+                pcs.append(entry)
+            entry.setdefault("args", {}).update({"tieBreak": "name", "tieBreakSeed": seed})
+    out.write_text(yaml.safe_dump(doc, sort_keys=False))
+    return out
+
+
 # --- the figures --------------------------------------------------------------------------------
 
 
@@ -317,6 +344,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--out-dir", type=Path, default=RESULTS)
     ap.add_argument("--note", action="append", default=[], help="a line for the Run notes")
     ap.add_argument("--no-write", action="store_true", help="only print")
+    ap.add_argument(
+        "--tie-break",
+        choices=("name", "random"),
+        default="name",
+        help="equal scores: the first node in an order drawn from the seed, as the paper's simulator (default), or kube-scheduler's random draw",
+    )
     args = ap.parse_args(argv)
 
     from kubesched.runtime.sim.sweep import Experiment, run_experiments
@@ -340,7 +373,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         if label == "FGD":
             cfg = with_typical_pods(cfg, typical_pods_args(args.trace), work / "fgd.yaml")
         resolved.append((label, cfg))
-    exps = [Experiment(str(workloads[s]), str(cfg), s, label) for label, cfg in resolved for s in seeds]
+    exps = []
+    for label, cfg in resolved:
+        for s in seeds:
+            run_cfg = cfg
+            if args.tie_break == "name" and not args.config:
+                run_cfg = with_tie_break(cfg, s, work / f"{label}-{s}.yaml")
+            exps.append(Experiment(str(workloads[s]), str(run_cfg), s, label))
 
     def progress(exp: Experiment, res: dict[str, Any]) -> None:
         if "error" in res:
@@ -378,7 +417,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         "load_after": " ".join(f"{x:.2f}" for x in os.getloadavg()),
         "machine": f"{os.cpu_count()} CPUs, Python {sys.version.split()[0]}",
         "failed": failed,
-        "notes": args.note,
+        "tie_break": args.tie_break,
+        "notes": [
+            *args.note,
+            *(
+                ["Equal scores: the first node in an order drawn from the seed (the policies' tieBreak: name, tieBreakSeed: the seed), "
+                 "as the paper's simulator, whose kube-scheduler fork picks the smallest node name among equal scores."]
+                if args.tie_break == "name" and not args.config
+                else []
+            ),
+        ],
     }
     name = f"{today}-{info['commit'].replace('+', '-')}"
     md = page(info, summary, f"{name}.svg")

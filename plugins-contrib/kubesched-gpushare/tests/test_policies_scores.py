@@ -258,3 +258,61 @@ def test_fgd_args(args: dict[str, Any], message: str) -> None:
     with pytest.raises(ValueError) as e:
         build_plugin(FGDScore, args, make_handle())
     assert str(e.value) == message
+
+
+# tieBreak: name (the paper's simulator's selectHost: the smallest name among equal scores) -------
+def _tie_plugin(cls: Any, args: dict[str, Any] | None) -> Any:
+    return build_plugin(cls, args, make_handle(NODES, PODS))
+
+
+@pytest.mark.parametrize("cls", [GpuPackingScore, GpuClusteringScore, FGDScore, DotProductScore], ids=lambda c: c.__name__)
+def test_tie_break_by_name_lifts_the_first_name_of_the_top(cls: Any) -> None:
+    plugin = _tie_plugin(cls, {"tieBreak": "name"})
+    scores = [NodeScore("n5", 33), NodeScore("n2", 33), NodeScore("n4", 20), NodeScore("n1", 33)]
+    plugin.normalize_score(scores)
+    # top 33 on n5, n2, n1: n1 is the smallest name -> 34, the others unchanged
+    assert [(s.name, s.score) for s in scores] == [("n5", 33), ("n2", 33), ("n4", 20), ("n1", 34)]
+
+
+def test_tie_break_by_name_at_100_lowers_the_others() -> None:
+    plugin = _tie_plugin(GpuPackingScore, {"tieBreak": "name"})
+    scores = [NodeScore("n7", 100), NodeScore("n2", 100), NodeScore("n4", 7)]
+    plugin.normalize_score(scores)
+    assert [(s.name, s.score) for s in scores] == [("n7", 99), ("n2", 100), ("n4", 7)]
+
+
+def test_tie_break_random_and_a_single_top_leave_the_scores() -> None:
+    plugin = _tie_plugin(GpuPackingScore, None)
+    scores = [NodeScore("n5", 33), NodeScore("n2", 33)]
+    plugin.normalize_score(scores)
+    assert [s.score for s in scores] == [33, 33]
+    plugin = _tie_plugin(GpuPackingScore, {"tieBreak": "name"})
+    scores = [NodeScore("n5", 40), NodeScore("n2", 33)]
+    plugin.normalize_score(scores)
+    assert [s.score for s in scores] == [40, 33]
+
+
+def test_tie_break_seeded_order() -> None:
+    import hashlib
+
+    # with tieBreakSeed 7 the order is by blake2b("7/<name>", 8 bytes), then the name
+    names = ["n1", "n2", "n4", "n5"]
+    first = min(names, key=lambda n: (hashlib.blake2b(f"7/{n}".encode(), digest_size=8).digest(), n))
+    plugin = _tie_plugin(GpuPackingScore, {"tieBreak": "name", "tieBreakSeed": 7})
+    scores = [NodeScore(n, 50) for n in names]
+    plugin.normalize_score(scores)
+    assert {s.name: s.score for s in scores} == {n: 51 if n == first else 50 for n in names}
+
+
+def test_best_fit_normalizes_then_breaks_ties() -> None:
+    plugin = _tie_plugin(BestFitScore, {"tieBreak": "name"})
+    scores = [NodeScore("n5", 90), NodeScore("n2", 90), NodeScore("n4", 80)]
+    plugin.normalize_score(scores)
+    # min-max: 90 -> 100, 80 -> 0; the tie at 100: n2 stays 100, n5 -> 99
+    assert [(s.name, s.score) for s in scores] == [("n5", 99), ("n2", 100), ("n4", 0)]
+
+
+def test_tie_break_args_error() -> None:
+    with pytest.raises(ValueError) as e:
+        build_plugin(GpuPackingScore, {"tieBreak": "first"}, make_handle())
+    assert str(e.value) == "args.tieBreak: Unsupported value: 'first': supported values: 'random', 'name'"

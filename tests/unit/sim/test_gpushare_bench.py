@@ -123,3 +123,12 @@ def test_the_pipeline_on_a_small_trace(tmp_path: Path) -> None:
     for r in data["runs"]:
         assert r["curve"]["0"] is None or r["curve"]["0"] >= 0
         assert max(int(k) for k in r["curve"]) <= 130
+
+
+def test_policy_configs_get_the_seeded_tie_break(tmp_path: Path) -> None:
+    b = _bench()
+    cfg = tmp_path / "gpupacking.yaml"
+    cfg.write_text((b.CONFIGS / "gpupacking.yaml").read_text())
+    out = b.with_tie_break(cfg, 43, tmp_path / "out.yaml")
+    doc = yaml.safe_load(out.read_text())
+    assert doc["profiles"][0]["pluginConfig"] == [{"name": "GpuPackingScore", "args": {"tieBreak": "name", "tieBreakSeed": 43}}]

@@ -30,6 +30,7 @@ uses for the node it reserves.
 
 from __future__ import annotations
 
+import hashlib
 import random
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -162,9 +163,18 @@ def _node_accessible(node_model: str, pod: _Pod) -> bool:
 
 @dataclass
 class PolicyArgs:
-    """Args every policy takes: ``modelLabel``, the node label with the GPU model (as GpuShare's)."""
+    """Args every policy takes: ``modelLabel``, the node label with the GPU model (as GpuShare's);
+    ``tieBreak``: ``random`` (kube-scheduler: among the nodes with the highest score, one at
+    random) or ``name``: the node first in a fixed order, as the paper's simulator decides (its
+    kube-scheduler fork, ``mental2008/kubernetes`` v1.20.5-minor, ``selectHost`` in
+    pkg/scheduler/core/generic_scheduler.go, takes the smallest node name among equal scores,
+    the names prefixed with a seeded random permutation, ``%04d-``, in simulator.go
+    ``syncClusterResourceList``); ``tieBreakSeed``: that order is by name when absent, else a
+    permutation drawn from the seed (``blake2b(seed/name)``, then the name)."""
 
     model_label: str = model.GPU_MODEL
+    tie_break: Literal["random", "name"] = "random"
+    tie_break_seed: int | None = None
 
     def validate(self) -> None:
         if not self.model_label:
@@ -180,6 +190,76 @@ class _Policy:
         self.handle = handle
         self.ledger = model.Ledger.of(handle)
         self.model_label = args.model_label
+        self._by_name = args.tie_break == "name"
+        self._tie_seed = args.tie_break_seed
+        self._tie_keys: dict[str, tuple[bytes, str]] = {}
+        self._tie_names: Any = None
+        self._tie_rank: NDArray[np.int64] = np.zeros(0, _I64)
+        self._tie_rows: NDArray[np.intp] | None = None
+
+    # tieBreak: name ------------------------------------------------------------------------------
+    def _tie_key(self, name: str) -> tuple[bytes, str]:
+        key = self._tie_keys.get(name)
+        if key is None:
+            seed = self._tie_seed
+            digest = b"" if seed is None else hashlib.blake2b(f"{seed}/{name}".encode(), digest_size=8).digest()
+            key = self._tie_keys[name] = (digest, name)
+        return key
+
+    def _remember_rows(self, columns: NodeColumns, rows: Any) -> None:
+        """The rows score_columns scored, for normalize_score_columns (called next, same cycle)."""
+        if not self._by_name:
+            return
+        names = columns.names
+        if self._tie_names is not names or len(self._tie_rank) != len(names):
+            order = sorted(range(len(names)), key=lambda i: self._tie_key(names[i]))
+            rank = np.empty(len(names), _I64)
+            rank[np.asarray(order, np.intp)] = np.arange(len(names), dtype=_I64)
+            self._tie_names, self._tie_rank = names, rank
+        self._tie_rows = np.asarray(rows, np.intp)
+
+    def _break_ties(self, scores: list[NodeScore]) -> None:
+        """``tieBreak: name`` on NodeScore lists: the first node (in the tie order) of those with
+        the highest score ends alone at the top: +1, or the others -1 when the top is 100."""
+        if not self._by_name or len(scores) < 2:
+            return
+        top = max(s.score for s in scores)
+        tied = [s for s in scores if s.score == top]
+        if len(tied) < 2:
+            return
+        first = min(tied, key=lambda s: self._tie_key(s.name))
+        if top < MAX_NODE_SCORE:
+            first.score += 1
+        else:
+            for s in tied:
+                if s is not first:
+                    s.score -= 1
+
+    def _break_ties_columns(self, scores: NDArray[np.int64]) -> NDArray[np.int64]:
+        out = np.array(scores, _I64, copy=True)
+        rows = self._tie_rows
+        if not self._by_name or len(out) < 2 or rows is None or len(rows) != len(out):
+            return out
+        top = int(out.max())
+        tied = np.flatnonzero(out == top)
+        if len(tied) < 2:
+            return out
+        first = tied[int(np.argmin(self._tie_rank[rows[tied]]))]
+        if top < MAX_NODE_SCORE:
+            out[first] += 1
+        else:
+            out[tied] -= 1
+            out[first] += 1
+        return out
+
+    @hookimpl
+    def normalize_score(self, scores: list[NodeScore]) -> None:
+        self._break_ties(scores)
+        return None
+
+    @hookimpl
+    def normalize_score_columns(self, scores: NDArray[np.int64]) -> NDArray[np.int64]:
+        return self._break_ties_columns(scores)
 
     # a node per node (the reference) and every node (the column forms) -----------------------
     def _node(self, ni: NodeInfo) -> tuple[int, tuple[int, ...], str]:
@@ -255,6 +335,7 @@ class RandomScore(_Policy):
 
     @hookimpl
     def score_columns(self, state: CycleState, pod: Pod, columns: NodeColumns, rows: Any) -> NDArray[np.int64]:
+        self._remember_rows(columns, rows)
         i = columns.index.get(state.get(_RANDOM_KEY) or "", -1)
         return np.where(rows == i, MAX_NODE_SCORE, MIN_NODE_SCORE).astype(_I64)
 
@@ -314,6 +395,7 @@ class DotProductScore(_Policy):
 
     @hookimpl
     def score_columns(self, state: CycleState, pod: Pod, columns: NodeColumns, rows: Any) -> NDArray[np.int64]:
+        self._remember_rows(columns, rows)
         p = _pod_of(state, pod)
         cpu_left, left = self._cols(columns, rows)
         n0 = cpu_left.astype(_F64) / float(MAX_SPEC_CPU)
@@ -412,6 +494,7 @@ class GpuClusteringScore(_Policy):
 
     @hookimpl
     def score_columns(self, state: CycleState, pod: Pod, columns: NodeColumns, rows: Any) -> NDArray[np.int64]:
+        self._remember_rows(columns, rows)
         p = _pod_of(state, pod)
         tag = p.tag()
         if tag is None:
@@ -480,6 +563,7 @@ class GpuPackingScore(_Policy):
 
     @hookimpl
     def score_columns(self, state: CycleState, pod: Pod, columns: NodeColumns, rows: Any) -> NDArray[np.int64]:
+        self._remember_rows(columns, rows)
         p = _pod_of(state, pod)
         if p.milli <= 0:
             return np.zeros(len(rows), _I64)
@@ -534,6 +618,7 @@ class BestFitScore(_Policy):
 
     @hookimpl
     def score_columns(self, state: CycleState, pod: Pod, columns: NodeColumns, rows: Any) -> NDArray[np.int64]:
+        self._remember_rows(columns, rows)
         p = _pod_of(state, pod)
         cpu_left, left = self._cols(columns, rows)
         gpu_left = left.sum(axis=1)
@@ -552,6 +637,7 @@ class BestFitScore(_Policy):
         rng = hi - lo
         for s in scores:
             s.score = MIN_NODE_SCORE if rng == 0 else (s.score - lo) * (MAX_NODE_SCORE - MIN_NODE_SCORE) // rng + MIN_NODE_SCORE
+        self._break_ties(scores)
         return None
 
     @hookimpl
@@ -561,8 +647,8 @@ class BestFitScore(_Policy):
         lo = int(scores.min())
         rng = int(scores.max()) - lo
         if rng == 0:
-            return np.full(len(scores), MIN_NODE_SCORE, _I64)
-        return (scores - lo) * (MAX_NODE_SCORE - MIN_NODE_SCORE) // rng + MIN_NODE_SCORE
+            return self._break_ties_columns(np.full(len(scores), MIN_NODE_SCORE, _I64))
+        return self._break_ties_columns((scores - lo) * (MAX_NODE_SCORE - MIN_NODE_SCORE) // rng + MIN_NODE_SCORE)
 
 
 # FGD -------------------------------------------------------------------------------------------
@@ -836,6 +922,7 @@ class FGDScore(_Policy):
 
     @hookimpl
     def score_columns(self, state: CycleState, pod: Pod, columns: NodeColumns, rows: Any) -> NDArray[np.int64] | None:
+        self._remember_rows(columns, rows)
         p = _pod_of(state, pod)
         if not p.requests_any:
             return np.full(len(rows), MAX_NODE_SCORE, _I64)
