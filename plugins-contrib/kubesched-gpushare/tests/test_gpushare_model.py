@@ -112,6 +112,21 @@ def test_request_from_limits_only() -> None:
             "invalid GPU request: the pod asks for both nvidia.com/gpu and alibabacloud.com/gpu-milli; ask for one of them",
         ),
         (
+            {GPU_MILLI: "1.5"},
+            None,
+            'invalid GPU request: alibabacloud.com/gpu-milli is "1.5"; it must be a whole number',
+        ),
+        (
+            {GPU_MILLI: "500m"},
+            None,
+            'invalid GPU request: alibabacloud.com/gpu-milli is "500m"; it must be a whole number',
+        ),
+        (
+            {GPU_RESOURCE: "1.5"},
+            None,
+            'invalid GPU request: nvidia.com/gpu is "1.5"; it must be a whole number',
+        ),
+        (
             {GPU_MILLI: "500"},
             "V100||T4",
             'invalid GPU request: annotation alibabacloud.com/gpu-card-model "V100||T4": a GPU model between "|" is empty',
@@ -300,6 +315,21 @@ def test_annotation_seen_drops_the_ledger_entry() -> None:
     ng = node_gpus(info(gpu_node(), pod("a", node="n", index="1", **{GPU_MILLI: "500"})), ledger)
     assert ng.devices["a"] == (1,)
     assert "a" not in ledger and len(ledger) == 0
+
+
+def test_a_stale_annotation_does_not_override_the_reservation() -> None:
+    # a pending pod carrying gpu-index "0" (PreBind wrote it, then its bind failed) is reserved
+    # again on device 1: until the annotation of the new reservation is seen, the Ledger governs
+    ledger = Ledger()
+    ledger.record("x", "n", (1,))
+    e = pod("e", node="n", index="1", **{GPU_MILLI: "600"})
+    x = pod("x", node="n", index="0", **{GPU_MILLI: "300"})
+    ng = node_gpus(info(gpu_node(), e, x), ledger)
+    assert ng.devices["x"] == (1,) and ng.left == (1000, 100)
+    assert "x" in ledger
+    x_bound = pod("x", node="n", index="1", **{GPU_MILLI: "300"})
+    assert node_gpus(info(gpu_node(), e, x_bound), ledger).left == (1000, 100)
+    assert "x" not in ledger
 
 
 def test_ledger() -> None:

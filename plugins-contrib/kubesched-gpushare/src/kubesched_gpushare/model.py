@@ -21,9 +21,10 @@ Names (open-gpu-share's, and NVIDIA's device plugin):
 * ``alibabacloud.com/gpu-index`` (:data:`GPU_INDEX`): the pod annotation with the devices chosen
   for it, ``0`` or ``0-1-3``.
 
-The devices of a pod on a node are, in this order: its ``gpu-index`` annotation when it is valid
-(indices below the node's GPU count, distinct, as many as the pod asks GPUs), else the
-:class:`Ledger`'s entry (pods this scheduler reserved whose annotation it has not seen yet), else
+The devices of a pod on a node are, in this order: the :class:`Ledger`'s entry (pods this
+scheduler reserved on that node whose annotation it has not seen yet: a pending pod may carry a
+stale annotation from a bind that failed), else its ``gpu-index`` annotation when it is valid
+(indices below the node's GPU count, distinct, as many as the pod asks GPUs), else
 they are assigned with :func:`choose_devices`, in ``node_info.pods`` order, after every pod with
 known devices is counted (a pod bound by someone else). An invalid annotation is ignored as if
 absent. A pod whose devices do not fit (an overcommitted node) gets none. A bound pod with an
@@ -44,6 +45,7 @@ from numpy.typing import NDArray
 
 from kubesched.sdk import NodeColumns, NodeInfo, Pod
 from kubesched.sdk._text import quote
+from kubesched.sdk.quantity import QuantityError, parse_quantity
 
 __all__ = [
     "DEFAULT_MODEL_LABEL",
@@ -125,12 +127,38 @@ def _parse_models(value: Any) -> frozenset[str]:
     return frozenset(parts)
 
 
+def _check_whole(pod: Pod) -> None:
+    """The API server accepts only whole numbers for extended resources ("must be an integer"):
+    a fraction of a thousandth (``1.5``, ``500m``) is refused here too, not rounded."""
+    for c in (*pod.containers, *pod.init_containers):
+        res = c.get("resources")
+        if not isinstance(res, Mapping):
+            continue
+        for kind in ("requests", "limits"):
+            given = res.get(kind)
+            if not isinstance(given, Mapping):
+                continue
+            for name in (GPU_MILLI, GPU_RESOURCE):
+                v = given.get(name)
+                if v is None:
+                    continue
+                try:
+                    whole = parse_quantity(v).denominator == 1
+                except QuantityError:
+                    whole = False
+                if not whole:
+                    raise GpuSpecError(
+                        f"invalid GPU request: {name} is {quote(str(v))}; it must be a whole number"
+                    )
+
+
 def _parse_request(pod: Pod) -> GpuRequest | None:
     scalar = pod.requests.scalar
     milli = scalar.get(GPU_MILLI, 0)
     gpus = scalar.get(GPU_RESOURCE, 0)
     if not milli and not gpus:
         return None
+    _check_whole(pod)
     if milli and gpus:
         raise GpuSpecError(
             f"invalid GPU request: the pod asks for both {GPU_RESOURCE} and {GPU_MILLI}; ask for one of them"
@@ -308,14 +336,18 @@ def _compute(node_info: NodeInfo, ledger: Ledger, model_label: str) -> NodeGpus:
             if req is None:
                 continue
             uid = p.uid
-            devs = parse_devices(p.annotations.get(GPU_INDEX), count, req.count)
-            if devs is not None:
-                # the annotation is seen: it governs from now on (the result is the same)
+            devs = None
+            # this scheduler's own reservation first: a pending pod may carry a stale annotation
+            # (PreBind wrote it, then the bind failed or the scheduler restarted)
+            e = entries.get(uid)
+            if e is not None and e[0] == name and parse_devices(format_devices(e[1]), count, req.count):
+                devs = e[1]
+            seen = parse_devices(p.annotations.get(GPU_INDEX), count, req.count)
+            if devs is None:
+                devs = seen
+            elif seen == devs:
+                # the annotation of this reservation is seen: it governs from now on (same result)
                 entries.pop(uid, None)
-            else:
-                e = entries.get(uid)
-                if e is not None and e[0] == name and parse_devices(format_devices(e[1]), count, req.count):
-                    devs = e[1]
             if devs is None:
                 unknown.append((p, req))
                 continue
@@ -445,9 +477,10 @@ class GpuColumns:
         gens = c.generations
         changed = set(np.flatnonzero(gens != self._gens).tolist())
         if self._dirty:
+            # swapped, not cleared: Unreserve on a binding thread may add to it meanwhile
+            dirty, self._dirty = self._dirty, set()
             index = c.index
-            changed.update(index[n] for n in self._dirty if n in index)
-            self._dirty.clear()
+            changed.update(index[n] for n in dirty if n in index)
         if changed:
             infos = c.infos
             for i in changed:

@@ -161,9 +161,10 @@ class GpuShare:
 
     @hookimpl
     def sign_pod(self, pod: Pod) -> Any:
-        # Filter reads the pod's GpuRequest only (and the node, by its generation)
+        # A pod without a GPU passes every node. A GPU pod's Filter also reads the Ledger, which
+        # Unreserve changes without a new NodeInfo generation: no reuse promised for it.
         try:
-            return (NAME, gpu_request(pod))
+            return (NAME, None) if gpu_request(pod) is None else None
         except GpuSpecError:
             return None
 
