@@ -154,9 +154,10 @@ def test_inflate_reaches_the_ratio_and_depends_on_the_seed(tmp_path: Path) -> No
     capacity = 10_000  # 8 + 2 GPUs
     a = _pods(convert(n, p, gpu_share=True, inflate=1.3, seed=42))
     total = sum(_asked(x) for x in a)
-    # the trace asks 3,460; copies are added while the next one drawn still fits under 13,000
-    assert total <= 1.3 * capacity
-    assert total > 1.3 * capacity - 2000  # the largest pod asks 2,000: the next draw did not fit
+    # the trace asks 3,460; copies are added while the total plus the next one's GPU per GPU
+    # stays within 13,000 (the reference's rule); a pod asks at most 1,000 per GPU, 2 GPUs
+    assert total <= 1.3 * capacity + 1000
+    assert total > 1.3 * capacity - 1000  # the next draw's per-GPU ask did not fit
     assert [x["metadata"]["name"] for x in a[:4]] == ["openb-pod-0000", "openb-pod-0002", "openb-pod-0001", "openb-pod-0003"]
     copies = [x["metadata"]["name"] for x in a[4:]]
     assert copies and all(c.rsplit("-inflate-", 1)[0] in {"openb-pod-0000", "openb-pod-0001", "openb-pod-0002", "openb-pod-0003"} for c in copies)
@@ -170,6 +171,15 @@ def test_inflate_reaches_the_ratio_and_depends_on_the_seed(tmp_path: Path) -> No
     assert _pods(convert(n, p, gpu_share=True, inflate=1.3, seed=42)) == a
     draws = {tuple(x["metadata"]["name"] for x in _pods(convert(n, p, gpu_share=True, inflate=1.3, seed=s))) for s in range(10)}
     assert len(draws) > 1
+
+
+def test_inflate_stops_on_the_per_gpu_ask_as_the_reference() -> None:
+    # tuneUpPods: a copy is added while total + its milli PER GPU <= target, and adds its whole
+    # request: one 2-GPU pod (2,000), target 1.0 x 3,000: 2,000 + 1,000 <= 3,000 adds a copy
+    # (total 4,000); then 4,000 + 1,000 > 3,000 stops. (A rule on the whole request would add none.)
+    row = {"name": "p", "num_gpu": 2, "gpu_milli": 1000}
+    out = paper_order([row], seed=1, inflate=1.0, capacity=3000, gpu_share=True)
+    assert [name for name, _ in out] == ["p", "p-inflate-0"]
 
 
 def test_inflate_without_gpu_share_counts_whole_gpus(tmp_path: Path) -> None:

@@ -260,8 +260,11 @@ def paper_order(
 ) -> list[tuple[str, dict[str, Any]]]:
     """The paper's arrival order of parsed pod rows, as (pod name, row): ``rows`` in their order
     (creation order) or, with ``shuffle``, by name then shuffled; with ``inflate``, followed by
-    copies of rows drawn uniformly until the next one would take the GPU request past
-    ``inflate`` x ``capacity`` (thousandths of a GPU). ``random.Random(seed)`` draws both."""
+    copies of rows drawn uniformly, as the reference's ``tuneUpPods`` adds them
+    (``pkg/simulator/simulator.go``): the copy is added while the total plus the drawn pod's
+    GPU *per GPU* stays within ``inflate`` x ``capacity`` (thousandths of a GPU), and the total
+    grows by its whole request (so a multi-GPU copy may end above the target by up to its
+    other GPUs). ``random.Random(seed)`` draws both."""
     rng = random.Random(seed)
     by_name = sorted(rows, key=lambda r: r["name"])
     if shuffle:
@@ -273,12 +276,13 @@ def paper_order(
     if inflate is None:
         return out
     asks = [gpu_request(r, gpu_share=gpu_share) for r in by_name]
+    per_gpu = [a // (r["num_gpu"] or 1) for a, r in zip(asks, by_name, strict=True)]
     total = sum(asks)
     target = inflate * capacity
     i = 0
     while True:
         k = rng.randrange(len(by_name))
-        if total + asks[k] > target:
+        if total + per_gpu[k] > target:
             return out
         total += asks[k]
         out.append((f"{by_name[k]['name']}-inflate-{i}", by_name[k]))
