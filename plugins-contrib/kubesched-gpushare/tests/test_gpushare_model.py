@@ -7,9 +7,9 @@ from typing import Any
 
 import numpy as np
 import pytest
+from gpushare_support import gpod
 from kubesched_gpushare import model
 from kubesched_gpushare.model import (
-    GPU_INDEX,
     GPU_MILLI,
     GPU_MODEL,
     GPU_RESOURCE,
@@ -30,16 +30,7 @@ from kubesched.testing import make_node, make_pod
 
 
 def pod(name: str = "p", *, node: str = "", index: str | None = None, models: str | None = None, phase: str = "", **res: str) -> Pod:
-    w = make_pod().name(name).uid(name).req(cpu="1", **res)
-    if node:
-        w = w.node(node)
-    if index is not None:
-        w = w.annotation(GPU_INDEX, index)
-    if models is not None:
-        w = w.annotation(GPU_MODEL, models)
-    if phase:
-        w = w.phase(phase)
-    return w.pod()
+    return Pod(gpod(name, node=node, index=index, models=models, phase=phase, **res))
 
 
 def gpu_node(name: str = "n", gpus: int = 2, model_name: str = "V100", *, milli_only: bool = False, label: str = GPU_MODEL) -> Any:

@@ -8,6 +8,7 @@ import random
 from typing import Any
 
 import pytest
+from gpushare_support import gpod
 from kubesched_gpushare import (
     DEVICE_HINT,
     GPU_INDEX,
@@ -39,17 +40,6 @@ def gpu_node(name: str, gpus: int, model_name: str = "V100", label: str = GPU_MO
 
 def cpu_node(name: str) -> dict[str, Any]:
     return make_node().name(name).capacity(cpu="32", memory="64Gi").obj()
-
-
-def gpod(name: str, *, node: str = "", index: str | None = None, models: str | None = None, **res: str) -> dict[str, Any]:
-    w = make_pod().name(name).uid(name).req(cpu="1", **res)
-    if node:
-        w = w.node(node)
-    if index is not None:
-        w = w.annotation(GPU_INDEX, index)
-    if models is not None:
-        w = w.annotation(GPU_MODEL, models)
-    return w.obj()
 
 
 def share(name: str, milli: int, **kw: Any) -> dict[str, Any]:
