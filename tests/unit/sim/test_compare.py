@@ -11,54 +11,11 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from sim_inputs import WORKLOAD, fit_config
 
 import kubesched.runtime.sim as sim
 from kubesched.runtime.cli import main
 from kubesched.runtime.cli.compare_cmd import side_by_side
-
-# two 4-cpu nodes, two 1-cpu pods then a 4-cpu pod: LeastAllocated spreads the small pods (the
-# big one fits nowhere), MostAllocated packs them (the big one takes the other node)
-WORKLOAD = """\
-apiVersion: v1
-kind: Node
-metadata: {name: n1}
-status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}
----
-apiVersion: v1
-kind: Node
-metadata: {name: n2}
-status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}
----
-apiVersion: v1
-kind: Pod
-metadata: {name: small-1}
-spec: {containers: [{name: c, image: x, resources: {requests: {cpu: "1", memory: 1Gi}}}]}
----
-apiVersion: v1
-kind: Pod
-metadata: {name: small-2}
-spec: {containers: [{name: c, image: x, resources: {requests: {cpu: "1", memory: 1Gi}}}]}
----
-apiVersion: v1
-kind: Pod
-metadata: {name: big}
-spec: {containers: [{name: c, image: x, resources: {requests: {cpu: "4", memory: 1Gi}}}]}
-"""
-
-
-def fit_config(strategy: str) -> str:
-    return f"""\
-apiVersion: kubescheduler.config.k8s.io/v1
-kind: KubeSchedulerConfiguration
-profiles:
-- schedulerName: default-scheduler
-  pluginConfig:
-  - name: NodeResourcesFit
-    args:
-      scoringStrategy:
-        type: {strategy}
-        resources: [{{name: cpu, weight: 1}}, {{name: memory, weight: 1}}]
-"""
 
 
 @pytest.fixture
