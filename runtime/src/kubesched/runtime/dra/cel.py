@@ -1,0 +1,363 @@
+"""CEL device selectors, as k8s.io/dynamic-resource-allocation@v0.36.3 cel/compile.go and cache.go evaluate them.
+
+The environment is the apiserver's base environment as far as the CEL runtime (Google's C++ runtime,
+``cel-expr-python``) offers it (the strings extension v2, regular expressions, ``cel.bind``), plus
+Kubernetes' quantity and semver libraries (:mod:`.celtypes`) and the ``device`` variable:
+``device.driver``, ``device.allowMultipleAllocations``, ``device.attributes[domain][id]`` and
+``device.capacity[domain][id]`` (a quantity). An attribute or capacity name without a domain gets the
+device's driver as its domain; looking up a domain the device does not have gives an empty map, so
+``device.attributes["other.example.com"].x`` fails with ``no such key: x`` as in Go.
+
+An expression is type-checked in an environment where quantities and versions are their own types (so
+``quantity("1") == 1`` or ``semver("1.0.0").sign()`` are compile errors as in Go) and evaluated in one
+where they are tagged strings (the runtime takes no opaque values; see :mod:`.celtypes`).
+Errors carry Go's text: ``CEL compile error: compilation failed: ERROR: <input>:1:1: ...`` and
+``CEL runtime error: no such key: healthy``. Go's cost limit (``actual cost limit exceeded``) is not enforced.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import OrderedDict
+from collections.abc import Callable, Mapping
+from threading import Lock
+from typing import Any
+
+from cel_expr_python import cel
+from cel_expr_python.ext import ext_bindings, ext_strings
+
+from kubesched.sdk.quantity import QuantityError, parse_quantity
+
+from . import celtypes
+from .celtypes import CelFunctionError, SemverError
+
+__all__ = ["Cache", "CelError", "CompilationResult", "compile_expression"]
+
+_T = cel.Type
+_QUANTITY = _T.AbstractType("kubernetes.Quantity")
+_SEMVER = _T.AbstractType("kubernetes.Semver")
+_SCALARS = {"string": _T.STRING, "int": _T.INT, "bool": _T.BOOL, "double": _T.DOUBLE}
+_FUNCTIONS = celtypes.QUANTITY_FUNCTIONS + celtypes.SEMVER_FUNCTIONS
+
+
+class CelError(Exception):
+    """A selector that did not compile or failed to evaluate; ``str()`` is Go's text after ``selector #N: ``."""
+
+
+def _variables(quantity: Any) -> dict[str, Any]:
+    return {
+        # `device` alone (cel.bind(d, device, ...)); its fields are also declared as qualified names,
+        # which the checker prefers, so `device.driver` is typed and `device.driver == 1` does not compile.
+        "device": _T.Map(_T.STRING, _T.DYN),
+        "device.driver": _T.STRING,
+        "device.allowMultipleAllocations": _T.BOOL,
+        "device.attributes": _T.Map(_T.STRING, _T.Map(_T.STRING, _T.DYN)),
+        "device.capacity": _T.Map(_T.STRING, _T.Map(_T.STRING, quantity)),
+    }
+
+
+def _wrap(impl: Callable[..., Any]) -> Callable[..., Any]:
+    def call(*args: Any) -> Any:
+        try:
+            return impl(*args)
+        except CelFunctionError as err:
+            raise _FunctionError(str(err)) from None
+
+    return call
+
+
+class _FunctionError(Exception):
+    pass
+
+
+def _check_env() -> Any:
+    """Quantity and Semver as their own types: for type-checking only (values of them cannot be evaluated)."""
+    kinds = {**_SCALARS, "Q": _QUANTITY, "S": _SEMVER}
+    by_name: dict[str, list[Any]] = {}
+    for name, oid, member, params, result, impl in _FUNCTIONS:
+        by_name.setdefault(name, []).append(
+            cel.Overload(oid, kinds[result], [kinds[p] for p in params], is_member=member, impl=impl)
+        )
+    return cel.NewEnv(
+        variables=_variables(_QUANTITY),
+        extensions=[ext_bindings.ExtBindings(), ext_strings.ExtStrings(2)],
+        functions=[cel.FunctionDecl(n, o) for n, o in by_name.items()],
+    )
+
+
+def _dispatch(impls: list[tuple[str, Callable[..., Any]]]) -> Callable[..., Any]:
+    """One runtime overload for a quantity and a semver overload with the same string signature."""
+    if len(impls) == 1:
+        return _wrap(impls[0][1])
+    table = {celtypes.QUANTITY_TAG: dict(impls)["Q"], celtypes.SEMVER_TAG: dict(impls)["S"]}
+
+    def call(first: Any, *rest: Any) -> Any:
+        impl = table.get(first[:3]) if isinstance(first, str) else None
+        if impl is None:
+            raise _FunctionError(celtypes.NO_SUCH_OVERLOAD)
+        return _wrap(impl)(first, *rest)
+
+    return call
+
+
+def _run_env() -> Any:
+    """Quantity and Semver as tagged strings: the environment expressions are evaluated in."""
+    kinds = {**_SCALARS, "Q": _T.STRING, "S": _T.STRING}
+    grouped: dict[tuple[str, bool, tuple[str, ...]], list[tuple[str, Any]]] = {}
+    results: dict[tuple[str, bool, tuple[str, ...]], str] = {}
+    for name, _oid, member, params, result, impl in _FUNCTIONS:
+        key = (name, member, tuple("string" if p in "QS" else p for p in params))
+        grouped.setdefault(key, []).append((params[0], impl))
+        results[key] = "string" if result in "QS" else result
+    by_name: dict[str, list[Any]] = {}
+    for key, impls in grouped.items():
+        name, member, params = key
+        oid = f"kubesched_{name}_{'_'.join(params)}"
+        by_name.setdefault(name, []).append(
+            cel.Overload(oid, kinds[results[key]], [kinds[p] for p in params], is_member=member, impl=_dispatch(impls))
+        )
+    return cel.NewEnv(
+        variables=_variables(_T.STRING),
+        extensions=[ext_bindings.ExtBindings(), ext_strings.ExtStrings(2)],
+        functions=[cel.FunctionDecl(n, o) for n, o in by_name.items()],
+    )
+
+
+_ENVS: list[Any] = []
+_ENV_LOCK = Lock()
+
+
+def _envs() -> tuple[Any, Any]:
+    if not _ENVS:
+        with _ENV_LOCK:
+            if not _ENVS:
+                _ENVS.extend((_check_env(), _run_env()))
+    return _ENVS[0], _ENVS[1]
+
+
+_STATUS = re.compile(r"^[A-Z_]+: ")
+_STATUS_SUFFIX = re.compile(r" \[[A-Z_]+\]$")
+
+
+def _strip_status(text: str) -> str:
+    return _STATUS_SUFFIX.sub("", _STATUS.sub("", text, count=1))
+
+
+#: cel-go's type names (common/types) for the checker's type names, in compile errors
+_GO_TYPE_NAMES = {
+    "BOOL": "bool", "INT": "int", "UINT": "uint", "DOUBLE": "double", "STRING": "string", "BYTES": "bytes",
+    "NULL": "null_type", "DYN": "dyn", "TIMESTAMP": "google.protobuf.Timestamp",
+    "DURATION": "google.protobuf.Duration", "ERROR": "error", "TYPE": "type",
+}  # fmt: skip
+
+
+def _go_type_name(name: str) -> str:
+    m = re.fullmatch(r"(LIST|MAP|TYPE|OPTIONAL_TYPE|optional_type)<(.*)>", name)
+    if m:
+        kind = {"LIST": "list", "MAP": "map", "TYPE": "type"}.get(m.group(1), "optional_type")
+        return f"{kind}({', '.join(_go_type_name(p) for p in _split_params(m.group(2)))})"
+    return _GO_TYPE_NAMES.get(name, name)
+
+
+def _split_params(text: str) -> list[str]:
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch == "<":
+            depth += 1
+        elif ch == ">":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            parts.append(text[start:i].strip())
+            start = i + 1
+    parts.append(text[start:].strip())
+    return parts
+
+
+class CompilationResult:
+    """A compiled selector (Go's ``cel.CompilationResult``)."""
+
+    __slots__ = ("_program", "error", "expression")
+
+    def __init__(self, expression: str, error: CelError | None, program: Any) -> None:
+        self.expression = expression
+        self.error = error
+        self._program = program
+
+    def __repr__(self) -> str:
+        return f"CompilationResult({self.expression!r}, error={self.error!r})"
+
+    def device_matches(self, driver: str, device: Mapping[str, Any]) -> bool:
+        """Whether ``device`` (one entry of a v1 ResourceSlice's ``spec.devices``) of ``driver`` matches.
+
+        Raises :class:`CelError` (``CEL runtime error: ...``) when the evaluation fails or gives no bool,
+        and the compile error when the expression did not compile.
+        """
+        if self.error is not None:
+            raise self.error
+        attributes, capacity = _device_maps(driver, device)
+        data = {
+            "device.driver": driver,
+            "device.allowMultipleAllocations": bool(device.get("allowMultipleAllocations") or False),
+            "device.attributes": attributes,
+            "device.capacity": capacity,
+        }
+        data["device"] = {
+            "driver": driver,
+            "allowMultipleAllocations": data["device.allowMultipleAllocations"],
+            "attributes": attributes,
+            "capacity": capacity,
+        }
+        return _evaluate(self._program, data, attributes, capacity)
+
+
+def _evaluate(program: Any, data: dict[str, Any], attributes: dict[str, Any], capacity: dict[str, Any]) -> bool:
+    added = 0
+    while True:
+        try:
+            result = program.eval(data=data)
+        except _FunctionError as err:  # pragma: no cover - the runtime turns raised errors into error values
+            raise CelError(f"CEL runtime error: {err}") from None
+        kind = result.type().name()
+        if kind == "BOOL":
+            return bool(result.value())
+        if kind != "ERROR":
+            raise CelError(f"CEL runtime error: {_not_bool(kind, result)}")
+        text = _strip_status(str(result.value()))
+        missing = _MISSING_KEY.fullmatch(text)
+        if missing is None:
+            raise CelError(f"CEL runtime error: {_go_error(text)}")
+        key = missing.group(1)
+        # Go's attributes and capacity maps give an empty map for a domain they lack (compile.go mapper.Find);
+        # `in` and iteration still see only the real domains. Retry with the missing key as an empty domain.
+        if added < 8 and (key not in attributes or key not in capacity):
+            if added == 0:
+                attributes, capacity = dict(attributes), dict(capacity)
+                data = {**data, "device.attributes": attributes, "device.capacity": capacity}
+                data["device"] = {**data["device"], "attributes": attributes, "capacity": capacity}
+            attributes.setdefault(key, {})
+            capacity.setdefault(key, {})
+            added += 1
+            continue
+        raise CelError(f"CEL runtime error: no such key: {key}")
+
+
+_MISSING_KEY = re.compile(r'Key not found in map : "(.*)"', re.DOTALL)
+
+_GO_ERRORS = {"divide by zero": "division by zero"}
+
+
+def _go_error(text: str) -> str:
+    if text.startswith("No matching overloads found") or text.startswith("No matching overload"):
+        return celtypes.NO_SUCH_OVERLOAD
+    return _GO_ERRORS.get(text, text)
+
+
+#: Go's ConvertToNative(bool) error per result type (cel-go common/types, apiserver cel Quantity/Semver)
+_NOT_BOOL = {
+    "INT": ("int", "unsupported type conversion from 'int' to bool"),
+    "UINT": ("uint", "unsupported type conversion from 'uint' to bool"),
+    "DOUBLE": ("double", "type conversion error from Double to 'bool'"),
+    "STRING": ("string", "unsupported native conversion from string to 'bool'"),
+    "BYTES": ("bytes", "type conversion error from Bytes to 'bool'"),
+    "NULL": ("null_type", "type conversion error from 'null_type' to 'bool'"),
+    "LIST": ("list", "type conversion error from list to 'bool'"),
+    "MAP": ("map", "type conversion error from map to 'bool'"),
+}
+
+
+def _not_bool(kind: str, result: Any) -> str:
+    if kind == "STRING":
+        value = result.value()
+        if value.startswith(celtypes.QUANTITY_TAG):
+            name, why = "kubernetes.Quantity", "type conversion error from 'Quantity' to 'bool'"
+            return f"CEL result of type {name} could not be converted to bool: {why}"
+        if value.startswith(celtypes.SEMVER_TAG):
+            name, why = "kubernetes.Semver", "type conversion error from 'Semver' to 'bool'"
+            return f"CEL result of type {name} could not be converted to bool: {why}"
+    base = kind.split("<", 1)[0]
+    name, why = _NOT_BOOL.get(base, (_go_type_name(kind), f"type conversion error from {_go_type_name(kind)} to 'bool'"))
+    return f"CEL result of type {name} could not be converted to bool: {why}"
+
+
+def _split_name(name: str, driver: str) -> tuple[str, str]:
+    domain, sep, ident = name.partition("/")
+    return (domain, ident) if sep else (driver, name)
+
+
+def _attribute_value(name: str, attr: Any) -> Any:
+    if isinstance(attr, Mapping):
+        if attr.get("int") is not None:
+            return attr["int"]
+        if attr.get("bool") is not None:
+            return attr["bool"]
+        if attr.get("string") is not None:
+            return attr["string"]
+        if attr.get("version") is not None:
+            try:
+                return celtypes.semver_tag(celtypes.parse_semver(attr["version"]))
+            except SemverError as err:
+                raise CelError(f"CEL runtime error: attribute {name}: parse semantic version: {err}") from None
+    raise CelError(f"CEL runtime error: attribute {name}: unsupported attribute value")
+
+
+def _capacity_value(name: str, cap: Any) -> str:
+    value = cap.get("value") if isinstance(cap, Mapping) else None
+    try:
+        return celtypes.quantity_tag(parse_quantity(value))  # type: ignore[arg-type]
+    except QuantityError as err:
+        raise CelError(f"CEL runtime error: capacity {name}: {err}") from None
+
+
+def _device_maps(driver: str, device: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    attributes: dict[str, dict[str, Any]] = {}
+    for name, attr in (device.get("attributes") or {}).items():
+        value = _attribute_value(name, attr)
+        domain, ident = _split_name(name, driver)
+        attributes.setdefault(domain, {})[ident] = value
+    capacity: dict[str, dict[str, Any]] = {}
+    for name, cap in (device.get("capacity") or {}).items():
+        domain, ident = _split_name(name, driver)
+        capacity.setdefault(domain, {})[ident] = _capacity_value(name, cap)
+    return attributes, capacity
+
+
+def compile_expression(expression: str) -> CompilationResult:
+    """Compile a selector (uncached), as Go's ``CompileCELExpression`` with the stored-expressions environment."""
+    check, run = _envs()
+    try:
+        checked = check.compile(expression)
+    except RuntimeError as err:
+        return CompilationResult(expression, CelError(f"CEL compile error: compilation failed: {_strip_status(str(err))}"), None)
+    out = checked.return_type().name()
+    if out not in ("BOOL", "DYN"):
+        text = f"must evaluate to bool or the unknown type, not {_go_type_name(out)}"
+        return CompilationResult(expression, CelError(f"CEL compile error: {text}"), None)
+    try:
+        program = run.compile(expression)
+    except RuntimeError as err:  # pragma: no cover - what the checker accepts, the runtime environment accepts
+        return CompilationResult(expression, CelError(f"CEL compile error: compilation failed: {_strip_status(str(err))}"), None)
+    return CompilationResult(expression, None, program)
+
+
+class Cache:
+    """Go's ``cel.Cache``: an LRU of successfully compiled expressions (compile errors are not kept)."""
+
+    def __init__(self, max_size: int = 10) -> None:
+        self.max_size = max_size
+        self._entries: OrderedDict[str, CompilationResult] = OrderedDict()
+        self._lock = Lock()
+
+    def get_or_compile(self, expression: str) -> CompilationResult:
+        with self._lock:
+            hit = self._entries.get(expression)
+            if hit is not None:
+                self._entries.move_to_end(expression)
+                return hit
+        result = compile_expression(expression)
+        if result.error is None and self.max_size > 0:
+            with self._lock:
+                self._entries[expression] = result
+                self._entries.move_to_end(expression)
+                while len(self._entries) > self.max_size:
+                    self._entries.popitem(last=False)
+        return result
