@@ -1,0 +1,28 @@
+"""The structured allocator for DynamicResources: a port of kube-scheduler v1.36.3's incubating
+allocator (dynamic-resource-allocation v0.36.3). See :class:`Allocator`."""
+
+from .allocator import Allocator
+from .types import (
+    DEFAULT_FEATURES,
+    AllocatedState,
+    AllocatorError,
+    AllocatorTimeout,
+    DeviceID,
+    FailedOnNode,
+    Features,
+    SharedDeviceID,
+    device_id_str,
+)
+
+__all__ = [
+    "DEFAULT_FEATURES",
+    "AllocatedState",
+    "Allocator",
+    "AllocatorError",
+    "AllocatorTimeout",
+    "DeviceID",
+    "FailedOnNode",
+    "Features",
+    "SharedDeviceID",
+    "device_id_str",
+]
