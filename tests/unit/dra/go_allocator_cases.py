@@ -3392,7 +3392,7 @@ CASES = {
     "consumable-capacity-multi-allocatable-device-with-allocated-capacity-use-remaining": case(
         features=Features(ConsumableCapacity=True),
         claimsToAllocate=[claim(claim0).withRequests(deviceRequest(req0, classA, 1).withCapacityRequest(two))],
-        allocatedCapacityDevices={(driverA, pool1, device1): {"capacity0": two}},
+        allocatedCapacityDevices={(driverA, pool1, device1): {capacity0: two}},
         classes=[classWithAllowMultipleAllocations(classA, driverA, True)],
         slices=[
             sliceWithDevices(
@@ -3414,7 +3414,7 @@ CASES = {
     "consumable-capacity-multi-allocatable-device-with-allocated-capacity-next-device": case(
         features=Features(ConsumableCapacity=True),
         claimsToAllocate=[claim(claim0).withRequests(deviceRequest(req0, classA, 1).withCapacityRequest(two))],
-        allocatedCapacityDevices={(driverA, pool1, device1): {"capacity0": two}},
+        allocatedCapacityDevices={(driverA, pool1, device1): {capacity0: two}},
         classes=[classWithAllowMultipleAllocations(classA, driverA, True)],
         slices=[
             sliceWithDevices(
@@ -3507,7 +3507,7 @@ CASES = {
     "consumable-capacity-multi-allocatable-device-with-no-available-consumable-capacity": case(
         features=Features(ConsumableCapacity=True),
         claimsToAllocate=[claim(claim0).withRequests(deviceRequest(req0, classA, 1).withCapacityRequest(two))],
-        allocatedCapacityDevices={(driverA, pool1, device1): {"capacity0": two}},
+        allocatedCapacityDevices={(driverA, pool1, device1): {capacity0: two}},
         classes=[classWithAllowMultipleAllocations(classA, driverA, True)],
         slices=[
             sliceWithDevices(
@@ -3595,7 +3595,7 @@ CASES = {
     ),
     "consumable-capacity-multi-allocatable-device-allocation-mode-all-in-use-sufficient": case(
         features=Features(ConsumableCapacity=True),
-        allocatedCapacityDevices={(driverA, pool1, device1): {"capacity0": one}},
+        allocatedCapacityDevices={(driverA, pool1, device1): {capacity0: one}},
         claimsToAllocate=[claim(claim0).withRequests(allDeviceRequest(req0, classA).withCapacityRequest(one))],
         classes=[class_(classA, driverA)],
         slices=[
@@ -3640,7 +3640,7 @@ CASES = {
     ),
     "consumable-capacity-multi-allocatable-device-allocation-mode-all-in-use-insufficient": case(
         features=Features(ConsumableCapacity=True),
-        allocatedCapacityDevices={(driverA, pool1, device1): {"capacity0": one}},
+        allocatedCapacityDevices={(driverA, pool1, device1): {capacity0: one}},
         claimsToAllocate=[claim(claim0).withRequests(allDeviceRequest(req0, classA).withCapacityRequest(one))],
         classes=[class_(classA, driverA)],
         slices=[
@@ -3716,7 +3716,7 @@ CASES = {
     "allow-multiple-allocations-not-allocate-dedicated-device-which-change-from-multi-allocatable": case(
         features=Features(ConsumableCapacity=True),
         claimsToAllocate=[claim(claim0).withRequests(deviceRequest(req0, classA, 1).withCapacityRequest(one))],
-        allocatedCapacityDevices={(driverA, pool1, device1): {"capacity0": one}},
+        allocatedCapacityDevices={(driverA, pool1, device1): {capacity0: one}},
         classes=[classWithAllowMultipleAllocations(classA, driverA, True)],
         slices=[
             sliceWithDevices(
@@ -3858,21 +3858,21 @@ CASES = {
                     deviceCounterConsumption(counterSet2, {capacity1: four}),
                 )
                 .withAllowMultipleAllocations()
-                .withCapacityRequestPolicyRange(({capacity1: four})),
+                .withCapacityRequestPolicyRange({capacity1: four}),
                 device(device2, fromCounters, None)
                 .withDeviceCounterConsumption(
                     deviceCounterConsumption(counterSet1, {capacity0: four}),
                     deviceCounterConsumption(counterSet2, {capacity1: four}),
                 )
                 .withAllowMultipleAllocations()
-                .withCapacityRequestPolicyRange(({capacity1: four})),
+                .withCapacityRequestPolicyRange({capacity1: four}),
                 device(device3, fromCounters, None)
                 .withDeviceCounterConsumption(
                     deviceCounterConsumption(counterSet1, {capacity0: two}),
                     deviceCounterConsumption(counterSet2, {capacity1: four}),
                 )
                 .withAllowMultipleAllocations()
-                .withCapacityRequestPolicyRange(({capacity1: four})),
+                .withCapacityRequestPolicyRange({capacity1: four}),
             ),
             sliceWithCounterSets(
                 slice2,
