@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
+from functools import lru_cache
 from threading import Lock
 from typing import Any
 
@@ -44,11 +45,13 @@ class CelError(Exception):
     """A selector that did not compile or failed to evaluate; ``str()`` is Go's text after ``selector #N: ``."""
 
 
-def _variables(quantity: Any) -> dict[str, Any]:
+def _variables(quantity: Any, bare: bool) -> dict[str, Any]:
+    # The fields of `device` are declared as qualified names, which the checker prefers, so `device.driver`
+    # is typed and `device.driver == 1` does not compile. `device` alone (cel.bind(d, device, ...)) is a map,
+    # declared only in the environments for the expressions that need it (it costs a second map per device).
+    bare_device = {"device": _T.Map(_T.STRING, _T.DYN)} if bare else {}
     return {
-        # `device` alone (cel.bind(d, device, ...)); its fields are also declared as qualified names,
-        # which the checker prefers, so `device.driver` is typed and `device.driver == 1` does not compile.
-        "device": _T.Map(_T.STRING, _T.DYN),
+        **bare_device,
         "device.driver": _T.STRING,
         "device.allowMultipleAllocations": _T.BOOL,
         "device.attributes": _T.Map(_T.STRING, _T.Map(_T.STRING, _T.DYN)),
@@ -56,21 +59,7 @@ def _variables(quantity: Any) -> dict[str, Any]:
     }
 
 
-def _wrap(impl: Callable[..., Any]) -> Callable[..., Any]:
-    def call(*args: Any) -> Any:
-        try:
-            return impl(*args)
-        except CelFunctionError as err:
-            raise _FunctionError(str(err)) from None
-
-    return call
-
-
-class _FunctionError(Exception):
-    pass
-
-
-def _check_env() -> Any:
+def _check_env(bare: bool) -> Any:
     """Quantity and Semver as their own types: for type-checking only (values of them cannot be evaluated)."""
     kinds = {**_SCALARS, "Q": _QUANTITY, "S": _SEMVER}
     by_name: dict[str, list[Any]] = {}
@@ -79,7 +68,7 @@ def _check_env() -> Any:
             cel.Overload(oid, kinds[result], [kinds[p] for p in params], is_member=member, impl=impl)
         )
     return cel.NewEnv(
-        variables=_variables(_QUANTITY),
+        variables=_variables(_QUANTITY, bare),
         extensions=[ext_bindings.ExtBindings(), ext_strings.ExtStrings(2)],
         functions=[cel.FunctionDecl(n, o) for n, o in by_name.items()],
     )
@@ -88,19 +77,19 @@ def _check_env() -> Any:
 def _dispatch(impls: list[tuple[str, Callable[..., Any]]]) -> Callable[..., Any]:
     """One runtime overload for a quantity and a semver overload with the same string signature."""
     if len(impls) == 1:
-        return _wrap(impls[0][1])
+        return impls[0][1]
     table = {celtypes.QUANTITY_TAG: dict(impls)["Q"], celtypes.SEMVER_TAG: dict(impls)["S"]}
 
     def call(first: Any, *rest: Any) -> Any:
         impl = table.get(first[:3]) if isinstance(first, str) else None
         if impl is None:
-            raise _FunctionError(celtypes.NO_SUCH_OVERLOAD)
-        return _wrap(impl)(first, *rest)
+            raise CelFunctionError(celtypes.NO_SUCH_OVERLOAD)
+        return impl(first, *rest)
 
     return call
 
 
-def _run_env() -> Any:
+def _run_env(bare: bool) -> Any:
     """Quantity and Semver as tagged strings: the environment expressions are evaluated in."""
     kinds = {**_SCALARS, "Q": _T.STRING, "S": _T.STRING}
     grouped: dict[tuple[str, bool, tuple[str, ...]], list[tuple[str, Any]]] = {}
@@ -117,22 +106,23 @@ def _run_env() -> Any:
             cel.Overload(oid, kinds[results[key]], [kinds[p] for p in params], is_member=member, impl=_dispatch(impls))
         )
     return cel.NewEnv(
-        variables=_variables(_T.STRING),
+        variables=_variables(_T.STRING, bare),
         extensions=[ext_bindings.ExtBindings(), ext_strings.ExtStrings(2)],
         functions=[cel.FunctionDecl(n, o) for n, o in by_name.items()],
     )
 
 
-_ENVS: list[Any] = []
+#: (check, run) environments without and with the bare `device` map
+_ENVS: list[tuple[Any, Any]] = []
 _ENV_LOCK = Lock()
 
 
-def _envs() -> tuple[Any, Any]:
+def _envs(bare: bool = False) -> tuple[Any, Any]:
     if not _ENVS:
         with _ENV_LOCK:
             if not _ENVS:
-                _ENVS.extend((_check_env(), _run_env()))
-    return _ENVS[0], _ENVS[1]
+                _ENVS.extend([(_check_env(False), _run_env(False)), (_check_env(True), _run_env(True))])
+    return _ENVS[bare]
 
 
 _STATUS = re.compile(r"^[A-Z_]+: ")
@@ -173,15 +163,26 @@ def _split_params(text: str) -> list[str]:
     return parts
 
 
+#: how many devices the memos below keep (per compiled expression, and for the converted inputs)
+MEMO_SIZE = 8192
+
+
 class CompilationResult:
-    """A compiled selector (Go's ``cel.CompilationResult``)."""
+    """A compiled selector (Go's ``cel.CompilationResult``).
 
-    __slots__ = ("_program", "error", "expression")
+    Results are memoised by the device dict's identity (and the driver): a device object is taken to be
+    immutable once evaluated, as the object stores and informer caches keep them (an update replaces the
+    object). Each memo entry holds the device itself, so its ``id()`` cannot be reused while it is kept.
+    """
 
-    def __init__(self, expression: str, error: CelError | None, program: Any) -> None:
+    __slots__ = ("_bare", "_memo", "_program", "error", "expression")
+
+    def __init__(self, expression: str, error: CelError | None, program: Any, bare: bool = False) -> None:
         self.expression = expression
         self.error = error
         self._program = program
+        self._bare = bare
+        self._memo: dict[tuple[int, str], tuple[Mapping[str, Any], bool, str | None]] = {}
 
     def __repr__(self) -> str:
         return f"CompilationResult({self.expression!r}, error={self.error!r})"
@@ -193,30 +194,84 @@ class CompilationResult:
         and the compile error when the expression did not compile.
         """
         if self.error is not None:
-            raise self.error
-        attributes, capacity = _device_maps(driver, device)
-        data = {
-            "device.driver": driver,
-            "device.allowMultipleAllocations": bool(device.get("allowMultipleAllocations") or False),
-            "device.attributes": attributes,
-            "device.capacity": capacity,
-        }
-        data["device"] = {
-            "driver": driver,
-            "allowMultipleAllocations": data["device.allowMultipleAllocations"],
-            "attributes": attributes,
-            "capacity": capacity,
-        }
-        return _evaluate(self._program, data, attributes, capacity)
+            raise CelError(str(self.error))
+        key = (id(device), driver)
+        hit = self._memo.get(key)
+        if hit is not None and hit[0] is device:
+            if hit[2] is not None:
+                raise CelError(hit[2])
+            return hit[1]
+        try:
+            matches = _evaluate(self._program, _inputs(driver, device), self._bare)
+        except CelError as err:
+            self._remember(key, (device, False, str(err)))
+            raise
+        self._remember(key, (device, matches, None))
+        return matches
+
+    def _remember(self, key: tuple[int, str], entry: tuple[Mapping[str, Any], bool, str | None]) -> None:
+        if len(self._memo) >= MEMO_SIZE:
+            self._memo.clear()
+        self._memo[key] = entry
 
 
-def _evaluate(program: Any, data: dict[str, Any], attributes: dict[str, Any], capacity: dict[str, Any]) -> bool:
+class _Inputs:
+    """One device as the ``device`` variable: the activation data, built once per device object."""
+
+    __slots__ = ("activations", "attributes", "capacity", "device", "driver", "error", "multi")
+
+    def __init__(self, driver: str, device: Mapping[str, Any]) -> None:
+        self.device = device
+        self.driver = driver
+        self.error: str | None = None
+        self.activations: list[Any] = [None, None]
+        self.multi = bool(device.get("allowMultipleAllocations") or False)
+        try:
+            self.attributes, self.capacity = _device_maps(driver, device)
+        except CelError as err:
+            self.error = str(err)
+
+    def activation(self, bare: bool) -> Any:
+        act = self.activations[bare]
+        if act is None:
+            act = self.activations[bare] = _activation(self.driver, self.multi, self.attributes, self.capacity, bare)
+        return act
+
+
+def _activation(driver: str, multi: bool, attributes: dict[str, Any], capacity: dict[str, Any], bare: bool) -> Any:
+    data = {
+        "device.driver": driver,
+        "device.allowMultipleAllocations": multi,
+        "device.attributes": attributes,
+        "device.capacity": capacity,
+    }
+    if bare:
+        data["device"] = {"driver": driver, "allowMultipleAllocations": multi, "attributes": attributes, "capacity": capacity}
+    return _envs(bare)[1].Activation(data)
+
+
+_INPUTS: dict[tuple[int, str], _Inputs] = {}
+
+
+def _inputs(driver: str, device: Mapping[str, Any]) -> _Inputs:
+    key = (id(device), driver)
+    hit = _INPUTS.get(key)
+    if hit is not None and hit.device is device:
+        return hit
+    inputs = _Inputs(driver, device)
+    if len(_INPUTS) >= MEMO_SIZE:
+        _INPUTS.clear()
+    _INPUTS[key] = inputs
+    return inputs
+
+
+def _evaluate(program: Any, inputs: _Inputs, bare: bool) -> bool:
+    if inputs.error is not None:
+        raise CelError(inputs.error)
+    activation, attributes, capacity = inputs.activation(bare), inputs.attributes, inputs.capacity
     added = 0
     while True:
-        try:
-            result = program.eval(data=data)
-        except _FunctionError as err:  # pragma: no cover - the runtime turns raised errors into error values
-            raise CelError(f"CEL runtime error: {err}") from None
+        result = program.eval(activation)
         kind = result.type().name()
         if kind == "BOOL":
             return bool(result.value())
@@ -232,10 +287,9 @@ def _evaluate(program: Any, data: dict[str, Any], attributes: dict[str, Any], ca
         if added < 8 and (key not in attributes or key not in capacity):
             if added == 0:
                 attributes, capacity = dict(attributes), dict(capacity)
-                data = {**data, "device.attributes": attributes, "device.capacity": capacity}
-                data["device"] = {**data["device"], "attributes": attributes, "capacity": capacity}
             attributes.setdefault(key, {})
             capacity.setdefault(key, {})
+            activation = _activation(inputs.driver, inputs.multi, attributes, capacity, bare)
             added += 1
             continue
         raise CelError(f"CEL runtime error: no such key: {key}")
@@ -284,6 +338,16 @@ def _split_name(name: str, driver: str) -> tuple[str, str]:
     return (domain, ident) if sep else (driver, name)
 
 
+@lru_cache(maxsize=4096)
+def _version_tag(text: str) -> str:
+    return celtypes.semver_tag(celtypes.parse_semver(text))
+
+
+@lru_cache(maxsize=4096)
+def _quantity_tag(value: Any) -> str:
+    return celtypes.quantity_tag(parse_quantity(value))
+
+
 def _attribute_value(name: str, attr: Any) -> Any:
     if isinstance(attr, Mapping):
         if attr.get("int") is not None:
@@ -294,7 +358,7 @@ def _attribute_value(name: str, attr: Any) -> Any:
             return attr["string"]
         if attr.get("version") is not None:
             try:
-                return celtypes.semver_tag(celtypes.parse_semver(attr["version"]))
+                return _version_tag(attr["version"])
             except SemverError as err:
                 raise CelError(f"CEL runtime error: attribute {name}: parse semantic version: {err}") from None
     raise CelError(f"CEL runtime error: attribute {name}: unsupported attribute value")
@@ -303,7 +367,7 @@ def _attribute_value(name: str, attr: Any) -> Any:
 def _capacity_value(name: str, cap: Any) -> str:
     value = cap.get("value") if isinstance(cap, Mapping) else None
     try:
-        return celtypes.quantity_tag(parse_quantity(value))  # type: ignore[arg-type]
+        return _quantity_tag(value)
     except QuantityError as err:
         raise CelError(f"CEL runtime error: capacity {name}: {err}") from None
 
@@ -323,20 +387,30 @@ def _device_maps(driver: str, device: Mapping[str, Any]) -> tuple[dict[str, Any]
 
 def compile_expression(expression: str) -> CompilationResult:
     """Compile a selector (uncached), as Go's ``CompileCELExpression`` with the stored-expressions environment."""
-    check, run = _envs()
+    bare = False
     try:
-        checked = check.compile(expression)
-    except RuntimeError as err:
-        return CompilationResult(expression, CelError(f"CEL compile error: compilation failed: {_strip_status(str(err))}"), None)
+        checked = _envs(False)[0].compile(expression)
+    except RuntimeError as lean_err:
+        if "undeclared reference to 'device'" not in str(lean_err):
+            return CompilationResult(expression, _compile_error(lean_err), None)
+        bare = True
+        try:
+            checked = _envs(True)[0].compile(expression)
+        except RuntimeError as err:
+            return CompilationResult(expression, _compile_error(err), None)
     out = checked.return_type().name()
     if out not in ("BOOL", "DYN"):
         text = f"must evaluate to bool or the unknown type, not {_go_type_name(out)}"
         return CompilationResult(expression, CelError(f"CEL compile error: {text}"), None)
     try:
-        program = run.compile(expression)
+        program = _envs(bare)[1].compile(expression)
     except RuntimeError as err:  # pragma: no cover - what the checker accepts, the runtime environment accepts
-        return CompilationResult(expression, CelError(f"CEL compile error: compilation failed: {_strip_status(str(err))}"), None)
-    return CompilationResult(expression, None, program)
+        return CompilationResult(expression, _compile_error(err), None)
+    return CompilationResult(expression, None, program, bare)
+
+
+def _compile_error(err: RuntimeError) -> CelError:
+    return CelError(f"CEL compile error: compilation failed: {_strip_status(str(err))}")
 
 
 class Cache:

@@ -11,6 +11,7 @@ quantity or a version belongs is Go's ``no such overload``.
 from __future__ import annotations
 
 from fractions import Fraction
+from functools import lru_cache
 
 from kubesched.sdk.quantity import FORMAT_WRONG, SUFFIX_WRONG, QuantityError, parse_quantity
 
@@ -83,9 +84,14 @@ def quantity_tag(value: Fraction) -> str:
 def quantity_value(tag: object) -> Fraction:
     """The Fraction a quantity tag holds; ``no such overload`` for anything else."""
     if isinstance(tag, str) and tag.startswith(QUANTITY_TAG):
-        num, _, den = tag[len(QUANTITY_TAG) :].partition("/")
-        return Fraction(int(num), int(den))
+        return _fraction(tag)
     raise CelFunctionError(NO_SUCH_OVERLOAD)
+
+
+@lru_cache(maxsize=4096)
+def _fraction(tag: str) -> Fraction:
+    num, _, den = tag[len(QUANTITY_TAG) :].partition("/")
+    return Fraction(int(num), int(den))
 
 
 def _parse_quantity(text: str) -> Fraction:
@@ -112,7 +118,12 @@ def _int(arg: object) -> int:
 
 
 def q_quantity(arg: object) -> str:
-    return quantity_tag(_parse_quantity(_string(arg)))
+    return _quantity(_string(arg))
+
+
+@lru_cache(maxsize=4096)
+def _quantity(text: str) -> str:
+    return quantity_tag(_parse_quantity(text))
 
 
 def q_is_quantity(arg: object) -> bool:
