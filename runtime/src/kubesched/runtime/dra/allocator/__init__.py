@@ -2,6 +2,7 @@
 allocator (dynamic-resource-allocation v0.36.3). See :class:`Allocator`."""
 
 from .allocator import Allocator
+from .state import add_allocated_claim
 from .types import (
     DEFAULT_FEATURES,
     AllocatedState,
@@ -24,5 +25,6 @@ __all__ = [
     "FailedOnNode",
     "Features",
     "SharedDeviceID",
+    "add_allocated_claim",
     "device_id_str",
 ]

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from .capacity import consumed_capacity, fits_capacity
 from .pools import Device, Pool, Slice, node_matches
 from .requests import ALL, RequestData, RequestView
+from .state import insert_capacity, remove_capacity
 from .types import (
     ALLOCATION_RESULTS_MAX_SIZE,
     AllocatorError,
@@ -196,7 +197,7 @@ class Search:
     def allocate_one(self, ci: int, ri: int, si: int, di: int, in_sub: bool, start: tuple[int, int, int]) -> bool:
         """Go's allocateOne; raises MaxSizeExceeded for errAllocationResultMaxSizeExceeded."""
         self.invocations += 1
-        if self.deadline is not None and self.invocations & 63 == 0 and time.monotonic() > self.deadline:
+        if self.deadline is not None and time.monotonic() > self.deadline:
             raise AllocatorTimeout("filter operation aborted: context deadline exceeded")
         if ci >= len(self.claims):
             return True
@@ -348,9 +349,7 @@ class Search:
                 consumed = consumed_capacity(request.capacities, device.capacity)
                 share_id = str(uuid.uuid4())
                 entry_existed = device_id in self.allocating_capacity
-                agg = self.allocating_capacity.setdefault(device_id, {})
-                for name, q in consumed.items():
-                    agg[name] = agg.get(name, 0) + q.value
+                insert_capacity(self.allocating_capacity, device_id, {name: q.value for name, q in consumed.items()})
         result = DeviceResult(request, data.parent.name if data.parent is not None else "", device_id, device, slc)
         result.share_id = share_id
         if consumed:
@@ -362,13 +361,7 @@ class Search:
         def undo() -> None:
             del results[n:]
             if consumed is not None:
-                agg = self.allocating_capacity.get(device_id)
-                if agg is not None:
-                    for name, q in consumed.items():
-                        if name in agg:
-                            agg[name] -= q.value
-                    if all(v == 0 for v in agg.values()):
-                        del self.allocating_capacity[device_id]
+                remove_capacity(self.allocating_capacity, device_id, {name: q.value for name, q in consumed.items()})
                 if entry_existed and device_id not in self.allocating_capacity:
                     self.allocating_capacity[device_id] = {}
             if marked:

@@ -1,0 +1,257 @@
+"""The allocator's own tests: Go's TestConsumableCapacity (consumable_capacity_test.go,
+incubating v0.36.3; ids ``GoTestConsumableCapacity/<subtest>``) and kubesched's additions
+(why_not, the deadline, the allocated state from claims, the written quantities)."""
+
+from __future__ import annotations
+
+import time
+from fractions import Fraction
+from typing import Any
+
+import pytest
+from dra_builders import (
+    capacity0,
+    capacity1,
+    claimWithRequest,
+    claimWithRequests,
+    class_,
+    classA,
+    device,
+    driverA,
+    node,
+    node1,
+    pool1,
+    region1,
+    req0,
+    request,
+    slice1,
+    sliceWithDevices,
+    sliceWithOneDevice,
+)
+
+from kubesched.runtime.dra.allocator import (
+    DEFAULT_FEATURES,
+    AllocatedState,
+    Allocator,
+    AllocatorError,
+    AllocatorTimeout,
+    FailedOnNode,
+    add_allocated_claim,
+)
+from kubesched.runtime.dra.allocator.capacity import _calculate, _violates, consumed_capacity
+from kubesched.runtime.dra.allocator.pools import Capacity, CapacityPolicy
+from kubesched.runtime.dra.allocator.state import (
+    add_capacity,
+    capacity_empty,
+    insert_capacity,
+    remove_capacity,
+    sub_capacity,
+)
+from kubesched.runtime.dra.allocator.types import Quantity, format_quantity
+from kubesched.runtime.dra.cel import Cache
+
+ONE, TWO, THREE = Fraction(1), Fraction(2), Fraction(3)
+DEVICE_ID = ("driver-a", "pool-1", "device-1")
+
+
+# --- GoTestConsumableCapacity -------------------------------------------------------------
+
+
+def test_go_consumable_capacity_add_sub_allocating_consumed_capacity() -> None:
+    """GoTestConsumableCapacity/add-sub-allocating-consumed-capacity"""
+    allocated: dict[str, Fraction] = {}
+    assert capacity_empty(allocated)
+    add_capacity(allocated, {capacity0: ONE})
+    assert not capacity_empty(allocated)
+    sub_capacity(allocated, {capacity0: ONE})
+    assert capacity_empty(allocated)
+
+
+def test_go_consumable_capacity_insert_remove_allocating_consumed_capacity_collection() -> None:
+    """GoTestConsumableCapacity/insert-remove-allocating-consumed-capacity-collection"""
+    aggregated: dict[Any, dict[str, Fraction]] = {}
+    insert_capacity(aggregated, DEVICE_ID, {capacity0: ONE})
+    insert_capacity(aggregated, DEVICE_ID, {capacity0: ONE})
+    allocated = aggregated[DEVICE_ID]
+    assert allocated[capacity0] == TWO
+    remove_capacity(aggregated, DEVICE_ID, {capacity0: ONE})
+    assert allocated[capacity0] == ONE
+    remove_capacity(aggregated, DEVICE_ID, {capacity0: ONE})
+    assert DEVICE_ID not in aggregated
+
+
+def test_go_consumable_capacity_get_consumed_capacity_from_request() -> None:
+    """GoTestConsumableCapacity/get-consumed-capacity-from-request"""
+    requested = {capacity0: Quantity.parse("1"), "dummy": Quantity.parse("1")}
+    capacity = {
+        capacity0: Capacity({"value": "2", "requestPolicy": {"default": "2", "validRange": {"min": "1"}}}),
+        capacity1: Capacity({"value": "2", "requestPolicy": {"default": "1", "validRange": {"min": "1"}}}),
+        "dummy": Capacity({"value": "1"}),
+    }
+    consumed = consumed_capacity(requested, capacity)
+    assert sorted(consumed) == sorted([capacity0, capacity1, "dummy"])
+    assert all(q.value == ONE for q in consumed.values())
+
+
+@pytest.mark.parametrize(
+    ("requested", "policy", "violates"),
+    [
+        pytest.param("1", None, False, id="no constraint"),
+        pytest.param("1", {"default": "1", "validRange": {"min": "1", "max": "2"}}, False, id="less than maximum"),
+        pytest.param("2", {"default": "1", "validRange": {"min": "1", "max": "1"}}, True, id="more than maximum"),
+        pytest.param("1", {"default": "1", "validValues": ["1"]}, False, id="in set"),
+        pytest.param("2", {"default": "1", "validValues": ["1"]}, True, id="not in set"),
+    ],
+)
+def test_go_consumable_capacity_violate_capacity_sharing(requested: str, policy: dict[str, Any] | None, violates: bool) -> None:
+    """GoTestConsumableCapacity/violate-capacity-sharing/<case>"""
+    assert _violates(Quantity.parse(requested), CapacityPolicy(policy) if policy is not None else None) is violates
+
+
+@pytest.mark.parametrize(
+    ("requested", "value", "policy", "want"),
+    [
+        pytest.param(None, "1", {}, "1", id="empty"),
+        pytest.param(None, "2", {"default": "1", "validRange": {"min": "1"}}, "1", id="min in range"),
+        pytest.param(None, "2", {"default": "1", "validValues": ["1"]}, "1", id="default in set"),
+        pytest.param("2", "2", {"default": "1", "validRange": {"min": "1"}}, "2", id="more than min in range"),
+        pytest.param("1", "2", {"default": "1", "validRange": {"min": "2"}}, "2", id="less than min in range"),
+        pytest.param("2", "3", {"default": "1", "validRange": {"min": "1", "step": "2"}}, "3", id="with step (round up)"),
+        pytest.param("2", "2", {"default": "1", "validRange": {"min": "1", "step": "1"}}, "2", id="with step (no remaining)"),
+        pytest.param("2", "3", {"default": "1", "validValues": ["1", "2", "3"]}, "2", id="valid value in set"),
+        pytest.param("2", "3", {"default": "1", "validValues": ["1", "3"]}, "3", id="set (round up)"),
+        pytest.param("3", "3", {"default": "1", "validValues": ["1", "2"]}, "3", id="larger than set"),
+    ],
+)
+def test_go_consumable_capacity_calculate_consumed_capacity(requested: str | None, value: str, policy: dict[str, Any], want: str) -> None:
+    """GoTestConsumableCapacity/calculate-consumed-capacity/<case>"""
+    got = _calculate(Quantity.parse(requested) if requested is not None else None, Capacity({"value": value, "requestPolicy": policy}))
+    assert got.value == Fraction(want)
+
+
+# --- kubesched's additions ----------------------------------------------------------------
+
+
+def _allocator(slices: list[dict[str, Any]], state: AllocatedState | None = None) -> Allocator:
+    classes = {classA: class_(classA, driverA)}
+    return Allocator(DEFAULT_FEATURES, state or AllocatedState(), classes.get, slices, Cache())
+
+
+def _claim(name: str, count: int) -> dict[str, Any]:
+    out = claimWithRequests(name, None, request(req0, classA, count))
+    out["metadata"]["namespace"] = "default"
+    return out
+
+
+def test_why_not_names_the_claim_request_and_allocated_devices() -> None:
+    slices = [sliceWithDevices(slice1, node1, pool1, driverA, device("device-1", None, None), device("device-2", None, None))]
+    alloc = _allocator(slices, AllocatedState({(driverA, pool1, "device-1")}))
+    assert alloc.allocate(node(node1, region1), [_claim("gpu-claim", 2)]) is None
+    assert alloc.why_not == "claim default/gpu-claim, request req-0: needs 2 devices, 2 match, 1 of them already allocated"
+
+
+def test_why_not_when_no_device_matches() -> None:
+    slices = [sliceWithDevices(slice1, node1, pool1, "driver-b", device("device-1", None, None))]
+    alloc = _allocator(slices)
+    assert alloc.allocate(node(node1, region1), [_claim("gpu-claim", 1)]) is None
+    assert alloc.why_not == "claim default/gpu-claim, request req-0: no device matches the selectors (1 device on the node)"
+
+
+def test_why_not_when_devices_are_free_but_a_constraint_fails() -> None:
+    slices = [sliceWithDevices(slice1, node1, pool1, driverA, device("device-1", None, None), device("device-2", None, None))]
+    claim = claimWithRequest("c", req0, classA, {"matchAttribute": driverA + "/numa"})
+    alloc = _allocator(slices)
+    assert alloc.allocate(node(node1, region1), [claim]) is None
+    assert (
+        alloc.why_not
+        == "claim c, request req-0: needs 1 device, 2 match, 0 of them already allocated; constraints, shared counters or capacity rule out the rest"
+    )
+
+
+def test_why_not_is_cleared_by_a_successful_allocation() -> None:
+    alloc = _allocator([sliceWithOneDevice(slice1, node1, pool1, driverA)])
+    assert alloc.allocate(node(node1, region1), [_claim("c", 2)]) is None
+    assert alloc.why_not is not None
+    assert alloc.allocate(node(node1, region1), [_claim("c", 1)]) is not None
+    assert alloc.why_not is None
+
+
+def test_deadline_passed_stops_the_search() -> None:
+    """Go's TestAllocator/interrupt/deadline: 6 devices wanted of 5, the search is long."""
+    devices = [device(f"device-{i}", None, None) for i in range(1, 6)]
+    alloc = _allocator([sliceWithDevices(slice1, node1, pool1, driverA, *devices)])
+    with pytest.raises(AllocatorTimeout) as info:
+        alloc.allocate(node(node1, region1), [_claim("c", 6)], deadline=time.monotonic() - 1)
+    assert str(info.value) == "filter operation aborted: context deadline exceeded"
+    assert alloc.allocate(node(node1, region1), [_claim("c", 6)]) is None  # "off": no error
+
+
+def test_invalid_pool_is_failed_on_node() -> None:
+    slices = [sliceWithDevices(slice1, node1, pool1, driverA, device("device-1", None, None), device("device-1", None, None))]
+    alloc = _allocator(slices)
+    with pytest.raises(FailedOnNode) as info:
+        alloc.allocate(node(node1, region1), [_claim("c", 1)])
+    assert str(info.value) == "invalid resource pools were encountered"
+
+
+def test_missing_class_error_names_the_class_as_the_lister_does() -> None:
+    alloc = Allocator(DEFAULT_FEATURES, AllocatedState(), {}.get, [sliceWithOneDevice(slice1, node1, pool1, driverA)], Cache())
+    with pytest.raises(AllocatorError) as info:
+        alloc.allocate(node(node1, region1), [_claim("c", 1)])
+    assert (
+        str(info.value)
+        == 'claim default/c, request req-0: could not retrieve device class class-a: deviceclass.resource.k8s.io "class-a" not found'
+    )
+
+
+def test_add_allocated_claim_as_foreach_allocated_device() -> None:
+    state = AllocatedState()
+    claim = {
+        "status": {
+            "allocation": {
+                "devices": {
+                    "results": [
+                        {"request": "a", "driver": "d", "pool": "p", "device": "x"},
+                        {"request": "b", "driver": "d", "pool": "p", "device": "y", "adminAccess": True},
+                        {"request": "c", "driver": "d", "pool": "p", "device": "z", "shareID": "s1", "consumedCapacity": {"mem": "1Gi"}},
+                    ]
+                }
+            }
+        }
+    }
+    add_allocated_claim(state, claim)
+    add_allocated_claim(state, {"status": {}})
+    assert state.allocated_devices == {("d", "p", "x")}
+    assert state.allocated_shared_device_ids == {("d", "p", "z", "s1")}
+    assert state.aggregated_capacity == {("d", "p", "z"): {"mem": Fraction(1 << 30)}}
+    legacy = AllocatedState()
+    add_allocated_claim(legacy, claim, consumable_capacity=False)
+    assert legacy.allocated_devices == {("d", "p", "x"), ("d", "p", "z")}
+
+
+def test_consumed_capacity_is_written_as_quantities() -> None:
+    dev = device("device-1", {capacity0: "4Gi"}, None).withAllowMultipleAllocations()
+    alloc = _allocator([sliceWithDevices(slice1, node1, pool1, driverA, dev)])
+    claim = _claim("c", 1)
+    claim["spec"]["devices"]["requests"][0]["exactly"]["capacity"] = {"requests": {capacity0: "1536Mi"}}
+    results = alloc.allocate(node(node1, region1), [claim])
+    assert results is not None
+    got = results[0]["devices"]["results"][0]
+    assert got["consumedCapacity"] == {capacity0: "1536Mi"}
+    assert len(got["shareID"]) == 36
+
+
+@pytest.mark.parametrize(
+    ("value", "binary", "text"),
+    [
+        (Fraction(1 << 30), True, "1Gi"),
+        (Fraction(1536 << 20), True, "1536Mi"),
+        (Fraction(2), True, "2"),
+        (Fraction(2000), False, "2k"),
+        (Fraction(1, 2), False, "500m"),
+        (Fraction(1500), True, "1500"),
+        (Fraction(-3), False, "-3"),
+    ],
+)
+def test_format_quantity(value: Fraction, binary: bool, text: str) -> None:
+    assert format_quantity(value, binary) == text
