@@ -12,6 +12,7 @@ without copies; ``get`` and ``list`` return mutable deep copies.
 from __future__ import annotations
 
 import copy
+import hashlib
 import threading
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -33,6 +34,16 @@ def group_of(api_version: str) -> str:
 
 #: values a merge patch takes as they are (no copy)
 _SCALARS = (str, int, float, bool)
+
+
+#: names.SimpleNameGenerator: generateName is cut to 63 - 5 characters, then 5 are added
+_MAX_GENERATED_BASE = 58
+_NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
+
+
+def _generated_suffix(seed: str) -> str:
+    h = hashlib.sha256(seed.encode()).digest()
+    return "".join(_NAME_ALPHABET[b % len(_NAME_ALPHABET)] for b in h[:5])
 
 
 def merge_patch(target: Any, patch: Any) -> Any:
@@ -82,7 +93,9 @@ class ObjectStore:
 
     # writes -------------------------------------------------------------------------------
     def create(self, obj: Mapping[str, Any], *, notify: bool = True) -> dict[str, Any]:
-        """Add a new object; raises ``ObjectConflict`` if it exists. Returns the stored
+        """Add a new object; raises ``ObjectConflict`` if it exists. Without a name,
+        ``metadata.generateName`` (cut to 58 characters) gets 5 characters as the API server
+        adds, here derived from the store's resourceVersion so runs repeat. Returns the stored
         (read-only) object."""
         o = dict(obj)
         kind = str(o.get("kind") or "")
@@ -90,8 +103,17 @@ class ObjectStore:
         o["metadata"] = md
         if kind not in CLUSTER_SCOPED_KINDS:
             md.setdefault("namespace", "default")
-        key = self._key(str(o.get("apiVersion") or "v1"), kind, str(md.get("name") or ""), md.get("namespace"))
+        api_version = str(o.get("apiVersion") or "v1")
         with self._lock:
+            if not md.get("name") and md.get("generateName"):
+                base = str(md["generateName"])[:_MAX_GENERATED_BASE]
+                n = self._rv
+                while True:
+                    n += 1
+                    md["name"] = base + _generated_suffix(f"{base}/{n}")
+                    if self._key(api_version, kind, md["name"], md.get("namespace")) not in self._objs:
+                        break
+            key = self._key(api_version, kind, str(md.get("name") or ""), md.get("namespace"))
             if key in self._objs:
                 raise ObjectConflict(f'{kind} "{md.get("name")}" already exists')
             md["resourceVersion"] = self._next_rv()

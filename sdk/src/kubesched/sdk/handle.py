@@ -2,7 +2,7 @@
 
 A plugin never sees the cluster backend. It gets a Handle when it is built and, through it,
 the snapshot of nodes for the current cycle, the pods waiting at Permit, an event recorder,
-the clock, object access (get/list/patch/delete of API objects such as a PodGroup) and the
+the clock, object access (get/list/create/patch/delete of API objects such as a PodGroup) and the
 framework's own runners (preemption uses them to re-run Filter with pods removed).
 """
 
@@ -141,6 +141,14 @@ class ObjectClient(Protocol):
         :class:`ObjectConflict` if the object changed since (optimistic concurrency). Status is
         written through ``subresource="status"`` (the API server ignores ``status`` in a patch of
         the object itself)."""
+        ...
+
+    def create(self, obj: Mapping[str, Any]) -> dict[str, Any]:
+        """Create ``obj`` (an API dict with ``apiVersion``, ``kind`` and ``metadata``; the
+        namespace from ``metadata.namespace``). Without ``metadata.name``, the server names it from
+        ``metadata.generateName``. Returns the created object as the server stored it (name, uid,
+        resourceVersion); treat it as read-only. Raises :class:`ObjectConflict` when an object of
+        that name exists."""
         ...
 
     def delete(self, api_version: str, kind: str, name: str, namespace: str | None = None) -> None: ...

@@ -105,6 +105,17 @@ class KubeObjects:
         self._remember(kind, out)
         return out
 
+    def create(self, obj: Mapping[str, Any]) -> dict[str, Any]:
+        """POST the object (``metadata.generateName`` names it when it has no name); the created
+        object goes into the informer cache at once, as a patch's does."""
+        api_version = str(obj.get("apiVersion") or "v1")
+        kind = str(obj.get("kind") or "")
+        gv, plural, namespaced = self._res(api_version, kind)
+        namespace = str((obj.get("metadata") or {}).get("namespace") or "default")
+        out = self._c.client.request("POST", api_path(gv, plural, namespaced, namespace), body=dict(obj))
+        self._remember(kind, out)
+        return out
+
     def delete(self, api_version: str, kind: str, name: str, namespace: str | None = None) -> None:
         gv, plural, namespaced = self._res(api_version, kind)
         self._c.client.request("DELETE", api_path(gv, plural, namespaced, namespace or "default", name))
