@@ -1,5 +1,6 @@
-"""DynamicResources: PreFilter and PostFilter as far as kubesched supports claims (it rejects
-pods that use them), from kube-scheduler v1.36.3's dynamicresources_test.go (TestPlugin), and the
+"""DynamicResources: PreFilter, PostFilter, Score and the args for pods without claims and for
+claims PreFilter cannot find, from kube-scheduler v1.36.3's dynamicresources_test.go (TestPlugin;
+the whole table is in test_dynamicresources_plugin.py), and the
 FailedScheduling message its PostFilter and DefaultPreemption's compose (framework.go
 RunPostFilterPlugins joins the PostFilter plugins' reasons with ", ", in profile order)."""
 
@@ -13,7 +14,8 @@ from kubesched.runtime.plugins.dynamicresources import DynamicResources
 from kubesched.sdk import ArgsError, Code, CycleState, Pod, Status, hookimpl
 from kubesched.testing import build_plugin, make_pod
 
-UNSUPPORTED = "kubesched does not support dynamic resource allocation (pod uses resourceClaims)"
+#: the claim lister's NotFound (PreFilter's foreachPodResourceClaim)
+MISSING = 'resourceclaim.resource.k8s.io "my-pod-my-resource" not found'
 
 
 def _claim_pod() -> Pod:
@@ -29,7 +31,7 @@ def test_empty_pod_skips_prefilter_and_has_no_claims_to_deallocate() -> None:
     state = CycleState()
     p = Pod(make_pod().name("foo").namespace("default").obj())
     assert pl.pre_filter(state, p).code is Code.SKIP
-    result, st = pl.post_filter(state)
+    result, st = pl.post_filter(state, p)
     assert result is None
     assert (st.code, st.message) == (Code.UNSCHEDULABLE, "no new claims to deallocate")
 
@@ -39,9 +41,10 @@ def test_empty_pod_pre_bind_pre_flight_skips() -> None:
     and PreBind itself succeeds without work."""
     pl = build_plugin(DynamicResources)
     state = CycleState()
-    pl.pre_filter(state, Pod(make_pod().name("foo").namespace("default").obj()))
+    p = Pod(make_pod().name("foo").namespace("default").obj())
+    pl.pre_filter(state, p)
     assert pl.pre_bind_pre_flight(state) == Status.skip()
-    assert pl.pre_bind(state) is None
+    assert pl.pre_bind(state, p, "n1") is None
 
 
 def test_pre_bind_pre_flight_without_prefilter_state_is_an_error() -> None:
@@ -49,26 +52,25 @@ def test_pre_bind_pre_flight_without_prefilter_state_is_an_error() -> None:
     pl = build_plugin(DynamicResources)
     st = pl.pre_bind_pre_flight(CycleState())
     assert (st.code, st.message) == (Code.ERROR, "not found")
-    st = pl.pre_bind(CycleState())
+    st = pl.pre_bind(CycleState(), Pod(make_pod().name("foo").obj()), "n1")
     assert (st.code, st.message) == (Code.ERROR, "not found")
 
 
 def test_pod_with_claims_is_rejected_and_has_no_claims_to_deallocate() -> None:
     """TestPlugin/missing-class: a PreFilter that stops before recording the claims leaves the
-    state empty, so PostFilter has no new claims to deallocate. kubesched's PreFilter stops at
-    once for any pod with claims (it allocates none)."""
+    state empty, so PostFilter has no new claims to deallocate. Here the claim does not exist."""
     pl = build_plugin(DynamicResources)
     state = CycleState()
     st = pl.pre_filter(state, _claim_pod())
-    assert (st.code, st.message) == (Code.UNSCHEDULABLE_AND_UNRESOLVABLE, UNSUPPORTED)
-    _, st = pl.post_filter(state)
+    assert (st.code, st.message) == (Code.UNSCHEDULABLE_AND_UNRESOLVABLE, MISSING)
+    _, st = pl.post_filter(state, _claim_pod())
     assert (st.code, st.message) == (Code.UNSCHEDULABLE, "no new claims to deallocate")
 
 
 def test_post_filter_without_prefilter_state_is_an_error() -> None:
     """getStateData: CycleState.Read's ErrNotFound ("not found") as an Error status, when an
     earlier PreFilter plugin ended the cycle before DynamicResources' PreFilter ran."""
-    _, st = build_plugin(DynamicResources).post_filter(CycleState())
+    _, st = build_plugin(DynamicResources).post_filter(CycleState(), _claim_pod())
     assert (st.code, st.message) == (Code.ERROR, "not found")
 
 
@@ -76,8 +78,9 @@ def test_prefilter_state_survives_cycle_state_clone() -> None:
     """Preemption clones the CycleState; the clone still has the plugin's state."""
     pl = build_plugin(DynamicResources)
     state = CycleState()
-    pl.pre_filter(state, Pod(make_pod().name("foo").obj()))
-    _, st = pl.post_filter(state.clone())
+    p = Pod(make_pod().name("foo").obj())
+    pl.pre_filter(state, p)
+    _, st = pl.post_filter(state.clone(), p)
     assert st.message == "no new claims to deallocate"
 
 
@@ -122,7 +125,7 @@ def test_message_of_a_pod_with_claims(ks, calls) -> None:
     r = ks.run({"Full": _full(calls)}, {"preFilter": ["DynamicResources"], "filter": ["Full"], **POST_FILTER},
                ks.nodes(2) + [p])
     assert r.result("p").message == (
-        f"0/2 nodes are available: {UNSUPPORTED}. no new claims to deallocate, "
+        '0/2 nodes are available: resourceclaim.resource.k8s.io "no-such-claim" not found. no new claims to deallocate, '
         "preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling."
     )
     assert calls == []  # no Filter ran
@@ -183,10 +186,10 @@ def test_score_is_zero_on_every_node_for_a_pod_without_claims() -> None:
     state = CycleState()
     p = Pod(make_pod().name("foo").obj())
     pl.pre_filter(state, p)
-    assert pl.score() == 0
-    assert pl.score_batch([object(), object(), object()]) == [0, 0, 0]
+    assert pl.score(state, object()) == 0
+    assert pl.score_batch(state, [object(), object(), object()]) == [0, 0, 0]
     scores = [NodeScore("a", 0), NodeScore("b", 0)]
-    assert pl.normalize_score(scores) is None
+    assert pl.normalize_score(state, scores) is None
     assert [s.score for s in scores] == [0, 0]
 
 

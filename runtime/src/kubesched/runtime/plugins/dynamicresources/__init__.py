@@ -1,0 +1,28 @@
+"""DynamicResources (kube-scheduler v1.36.3's DRA plugin): the plugin (``plugin.py``), its cycle
+state (``claims.py``), the shared claim tracker (``manager.py``, ``allocateddevices.py``), PreBind's
+claim writes (``binding.py``), the ``resourceclaim`` helpers and the feature gates it reads."""
+
+from .args import DynamicResourcesArgs
+from .features import DEFAULT_FEATURES, SchedulerFeatures
+from .plugin import (
+    NAME,
+    NO_NEW_CLAIMS_MSG,
+    STATE_KEY,
+    STATE_NOT_FOUND_MSG,
+    DynamicResources,
+    compute_score,
+    device_unfit_reason,
+)
+
+__all__ = [
+    "DEFAULT_FEATURES",
+    "NAME",
+    "NO_NEW_CLAIMS_MSG",
+    "STATE_KEY",
+    "STATE_NOT_FOUND_MSG",
+    "DynamicResources",
+    "DynamicResourcesArgs",
+    "SchedulerFeatures",
+    "compute_score",
+    "device_unfit_reason",
+]

@@ -1,0 +1,259 @@
+"""PreBind's work (kube-scheduler v1.36.3 ``dynamicresources.go`` bindClaim and the binding
+conditions): write the allocation Reserve made and the pod's reservation into the claim, then
+wait until the devices' binding conditions are met.
+
+The writes go through ``handle.objects``: the delete-protection finalizer as a merge patch of
+``metadata.finalizers`` with the claim's resourceVersion (Go: a normal Update), then the status
+(allocation, ``reservedFor``, ``allocationTimestamp``) as a merge patch of the ``status``
+subresource with the resourceVersion (Go: UpdateStatus). A conflict reads the claim again and
+retries, at most 5 times (``retry.DefaultRetry``)."""
+
+from __future__ import annotations
+
+import copy
+import time
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from kubesched.sdk import ObjectConflict, ObjectNotFound
+from kubesched.sdk.objects.pod import parse_time
+
+from ...timefmt import rfc3339
+from .resourceclaim import API_VERSION, FINALIZER, kobj
+
+if TYPE_CHECKING:
+    from kubesched.sdk import Pod
+
+    from .claims import DraState
+    from .plugin import DynamicResources
+
+__all__ = [
+    "BindError",
+    "bind_claim",
+    "has_binding_conditions",
+    "is_claim_ready_for_binding",
+    "wait_for_binding_conditions",
+]
+
+#: retry.DefaultRetry's Steps
+RETRY_STEPS = 5
+#: PreBind polls the binding conditions this often (Go: 5 s)
+POLL_INTERVAL = 5.0
+
+ERR_DEVICE_BINDING_TIMEOUT = "device binding timeout"
+ERR_DEVICE_BINDING_FAILED = "device binding failed"
+
+
+class BindError(Exception):
+    """A PreBind failure; ``str()`` is Go's error text."""
+
+
+def _go_q(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+
+
+def bind_claim(pl: DynamicResources, s: DraState, index: int, pod: Pod, node_name: str) -> Mapping[str, Any]:
+    """bindClaim: the claim with the allocation (if Reserve made one) and the pod's reservation
+    stored; raises :class:`BindError`."""
+    claim = s.claims.get(index)
+    binding = s.claims.get_binding(index, pod.name, pod.uid)
+    allocation = s.informations_for_claim[index].allocation
+    if claim is s.claims.extended_resource_claim():
+        # extended resource requests satisfied by a device plugin: nothing to bind
+        if allocation is None and not ((claim.get("spec") or {}).get("devices") or {}).get("requests"):
+            return claim
+    uid = (claim.get("metadata") or {}).get("uid") or ""
+    modified = False
+    try:
+        result = _store(pl, claim, allocation, binding)
+        modified = True
+        return result
+    finally:
+        if allocation is not None:
+            # the store (or the informer cache the write went into) now has the allocation:
+            # it no longer needs to be in flight
+            pl.manager.maybe_remove_claim_pending_allocation(uid, modified)
+
+
+def _store(pl: DynamicResources, claim: Mapping[str, Any], allocation: Mapping[str, Any] | None, binding: dict[str, Any]) -> Mapping[str, Any]:
+    objects = pl.manager.objects
+    meta = claim.get("metadata") or {}
+    name = meta.get("name") or ""
+    namespace = meta.get("namespace") or ""
+    ref = kobj(claim)
+    cur: Mapping[str, Any] = claim
+    last: Exception | None = None
+    for attempt in range(RETRY_STEPS):
+        if attempt:
+            try:
+                cur = objects.get(API_VERSION, "ResourceClaim", name, namespace)
+            except Exception as e:
+                raise BindError(f"get updated claim {ref} after conflict: {_not_found_text(e, name)}") from None
+        cmeta = cur.get("metadata") or {}
+        if cmeta.get("deletionTimestamp"):
+            raise BindError(f"claim {ref} got deleted in the meantime")
+        rv = cmeta.get("resourceVersion")
+        status = dict(cur.get("status") or {})
+        if allocation is not None:
+            if status.get("allocation") is not None:
+                raise BindError(f"claim {ref} got allocated elsewhere in the meantime")
+            finalizers = list(cmeta.get("finalizers") or ())
+            if FINALIZER not in finalizers:
+                try:
+                    cur = objects.patch(
+                        API_VERSION, "ResourceClaim", name, {"metadata": {"finalizers": [*finalizers, FINALIZER]}},
+                        namespace, resource_version=rv,
+                    )
+                except ObjectConflict as e:
+                    last = BindError(f"add finalizer to claim {ref}: {e}")
+                    continue
+                except Exception as e:
+                    raise BindError(f"add finalizer to claim {ref}: {e}") from None
+                rv = (cur.get("metadata") or {}).get("resourceVersion")
+            status["allocation"] = copy.deepcopy(dict(allocation))
+        patch_status: dict[str, Any] = {"reservedFor": [*(status.get("reservedFor") or ()), binding]}
+        if allocation is not None:
+            patch_status["allocation"] = status["allocation"]
+        if pl.features.binding_conditions:
+            current = status.get("allocation")
+            if current is None:
+                raise BindError(f"claim {ref} got deallocated elsewhere in the meantime")
+            if current.get("allocationTimestamp") is None:
+                stamp = rfc3339(pl.now())
+                if allocation is not None:
+                    patch_status["allocation"]["allocationTimestamp"] = stamp
+                else:
+                    patch_status["allocation"] = {"allocationTimestamp": stamp}
+        try:
+            return objects.patch(
+                API_VERSION, "ResourceClaim", name, {"status": patch_status}, namespace,
+                resource_version=rv, subresource="status",
+            )
+        except ObjectConflict as e:
+            last = BindError(_status_error(ref, allocation, e))
+            continue
+        except Exception as e:
+            raise BindError(_status_error(ref, allocation, e)) from None
+    assert last is not None
+    raise last
+
+
+def _status_error(ref: str, allocation: Any, e: Exception) -> str:
+    if allocation is not None:
+        return f"add allocation and reservation to claim {ref}: {e}"
+    return f"add reservation to claim {ref}: {e}"
+
+
+def _not_found_text(e: Exception, name: str) -> str:
+    if isinstance(e, ObjectNotFound):
+        return f'resourceclaims.resource.k8s.io "{name}" not found'
+    return str(e)
+
+
+# --- binding conditions ------------------------------------------------------------------------
+
+
+def _device_status(claim: Mapping[str, Any], result: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    for d in (claim.get("status") or {}).get("devices") or ():
+        if d.get("device") == result.get("device") and d.get("driver") == result.get("driver") and d.get("pool") == result.get("pool"):
+            return d
+    return None
+
+
+def _condition(device_status: Mapping[str, Any], ctype: str) -> Mapping[str, Any] | None:
+    for c in device_status.get("conditions") or ():
+        if c.get("type") == ctype:
+            return c
+    return None
+
+
+def is_claim_ready_for_binding(claim: Mapping[str, Any]) -> bool:
+    """isClaimReadyForBinding: every binding condition true and no failure condition true
+    (also when there are none). Raises :class:`BindError` when a failure condition is true."""
+    allocation = (claim.get("status") or {}).get("allocation")
+    if allocation is None:
+        return False
+    for result in (allocation.get("devices") or {}).get("results") or ():
+        if not result.get("bindingConditions"):
+            continue
+        ds = _device_status(claim, result)
+        if ds is None:
+            return False
+        for cond in result.get("bindingFailureConditions") or ():
+            failed = _condition(ds, cond)
+            if failed is not None and failed.get("status") == "True":
+                raise BindError(
+                    f"{ERR_DEVICE_BINDING_FAILED}: claim={(claim.get('metadata') or {}).get('name')}, "
+                    f"reason={failed.get('reason') or ''}, message={_go_q(str(failed.get('message') or ''))}"
+                )
+        for cond in result.get("bindingConditions") or ():
+            c = _condition(ds, cond)
+            if c is None or c.get("status") != "True":
+                return False
+    return True
+
+
+def is_claim_timeout(pl: DynamicResources, claim: Mapping[str, Any]) -> bool:
+    """isClaimTimeout: allocated at allocationTimestamp, with binding conditions, and more than
+    bindingTimeout ago."""
+    if not pl.features.binding_conditions:
+        return False
+    allocation = (claim.get("status") or {}).get("allocation")
+    if allocation is None or allocation.get("allocationTimestamp") is None:
+        return False
+    at = parse_time(allocation["allocationTimestamp"], "status.allocation.allocationTimestamp")
+    if at is None:
+        return False
+    for result in (allocation.get("devices") or {}).get("results") or ():
+        if result.get("bindingConditions") is None:
+            continue
+        if at + pl.binding_timeout < pl.now():
+            return True
+    return False
+
+
+def has_binding_conditions(s: DraState) -> bool:
+    for _, claim in s.claims.all():
+        allocation = (claim.get("status") or {}).get("allocation")
+        if allocation is None:
+            continue
+        for device in (allocation.get("devices") or {}).get("results") or ():
+            if device.get("bindingConditions"):
+                return True
+    return False
+
+
+def _pod_ready_for_binding(pl: DynamicResources, s: DraState) -> bool:
+    """isPodReadyForBinding: reads each claim again (the driver sets the conditions)."""
+    for index, claim in s.claims.all():
+        meta = claim.get("metadata") or {}
+        try:
+            claim = pl.manager.get_claim(meta.get("namespace") or "", meta.get("name") or "")
+        except Exception as e:
+            raise BindError(str(e)) from None
+        s.claims.set(index, claim)
+        if not is_claim_ready_for_binding(claim):
+            if is_claim_timeout(pl, claim):
+                raise BindError(f"{ERR_DEVICE_BINDING_TIMEOUT}: claim={(claim.get('metadata') or {}).get('name')}")
+            return False
+    return True
+
+
+def wait_for_binding_conditions(pl: DynamicResources, s: DraState, pod: Pod, node_name: str) -> None:
+    """PreBind's wait: a ``BindingConditionsPending`` event, then poll every 5 s (the first time
+    at once) until the conditions are met or bindingTimeout passed (real time, as Go's
+    ``wait.PollUntilContextTimeout``). Raises :class:`BindError`."""
+    pl.handle.event_recorder.event(
+        pod.raw, "Normal", "BindingConditionsPending", "Scheduling",
+        f"waiting for binding conditions for device on node {node_name}",
+    )
+    deadline = time.monotonic() + pl.binding_timeout
+    while True:
+        if _pod_ready_for_binding(pl, s):
+            return
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise BindError(f"{ERR_DEVICE_BINDING_TIMEOUT}: context deadline exceeded")
+        time.sleep(min(POLL_INTERVAL, remaining))
+        if time.monotonic() >= deadline:
+            raise BindError(f"{ERR_DEVICE_BINDING_TIMEOUT}: context deadline exceeded")
