@@ -6,7 +6,10 @@ Kubernetes' quantity and semver libraries (:mod:`.celtypes`) and the ``device`` 
 ``device.driver``, ``device.allowMultipleAllocations``, ``device.attributes[domain][id]`` and
 ``device.capacity[domain][id]`` (a quantity). An attribute or capacity name without a domain gets the
 device's driver as its domain; looking up a domain the device does not have gives an empty map, so
-``device.attributes["other.example.com"].x`` fails with ``no such key: x`` as in Go.
+``device.attributes["other.example.com"].x`` fails with ``no such key: x`` as in Go (the runtime has
+no such map: a lookup of a missing key is retried with that domain present and empty, so an expression
+that in one evaluation both indexes a missing domain and asks ``"dom" in device.attributes``, the outer
+map's size or iterates it, sees that domain; Go's does not).
 
 An expression is type-checked in an environment where quantities and versions are their own types (so
 ``quantity("1") == 1`` or ``semver("1.0.0").sign()`` are compile errors as in Go) and evaluated in one
