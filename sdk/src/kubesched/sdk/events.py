@@ -78,6 +78,11 @@ class EventResource(str, Enum):
     VOLUME_ATTACHMENT = "VolumeAttachment"
     NAMESPACE = "Namespace"
     POD_DISRUPTION_BUDGET = "PodDisruptionBudget"
+    #: resource.k8s.io (dynamic resource allocation)
+    RESOURCE_CLAIM = "ResourceClaim"
+    RESOURCE_CLAIM_TEMPLATE = "ResourceClaimTemplate"
+    RESOURCE_SLICE = "ResourceSlice"
+    DEVICE_CLASS = "DeviceClass"
     WILDCARD = "*"
 
 

@@ -28,7 +28,7 @@ from kubesched.sdk import InvalidObjectError, Node
 from kubesched.sdk._describe import suggest, type_name
 from kubesched.sdk._text import cut, quote
 
-from ..kinds import CLUSTER_SCOPED_KINDS
+from ..kinds import CLUSTER_SCOPED_KINDS, RESOURCE_API_VERSION, RESOURCE_KINDS
 from ..yamlbounds import MAX_DEPTH, excessive_aliasing, short_tag
 
 __all__ = ["MAX_DEPTH", "ManifestError", "Manifests", "apply_defaults", "load_manifests", "pod_problem"]
@@ -281,6 +281,7 @@ _BUILTIN_KINDS: dict[str, set[str]] = {
     "policy/v1": {"PodDisruptionBudget"},
     "scheduling.k8s.io/v1": {"PriorityClass"},
     "batch/v1": {"Job", "CronJob"},
+    RESOURCE_API_VERSION: set(RESOURCE_KINDS),
 }
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ...kinds import CLUSTER_SCOPED_KINDS
+from ...kinds import CLUSTER_SCOPED_KINDS, RESOURCE_API_VERSION, RESOURCE_KINDS
 from .errors import ApiError
 
 if TYPE_CHECKING:
@@ -32,6 +32,7 @@ _BUILTIN: dict[str, tuple[str, str]] = {
     "PodDisruptionBudget": ("policy/v1", "poddisruptionbudgets"),
     "PriorityClass": ("scheduling.k8s.io/v1", "priorityclasses"),
     "Lease": ("coordination.k8s.io/v1", "leases"),
+    **{kind: (RESOURCE_API_VERSION, plural) for kind, plural in RESOURCE_KINDS.items()},
 }
 
 #: kind -> (group/version, plural, namespaced) of the kinds served without asking discovery
