@@ -171,7 +171,11 @@ def simulate(
         config=config_path,
         seed=seed,
     )
-    return {"pods": pods, "summary": summary, "metrics": metrics}
+    report: dict[str, Any] = {"pods": pods, "summary": summary, "metrics": metrics}
+    claims = replay.claims.rows() if replay.claims is not None else []
+    if claims:  # dynamic resource allocation: each claim's allocation (sim/resourceclaims.py)
+        report["claims"] = claims
+    return report
 
 
 def _summary_key(status: str) -> str:
@@ -323,7 +327,37 @@ def _print_table(report: dict[str, Any], *, fast: bool = True) -> None:
         console.print(table)
     else:
         _print_rows(console, table, plain)
+    if report.get("claims"):
+        console.print(claims_table(report["claims"]))
     console.print(summary_line(report["summary"]))
+
+
+def claims_table(claims: Sequence[Mapping[str, Any]]) -> Any:
+    """The ResourceClaims of a run as a rich table: reserved for which pods, on which node,
+    each request's device as ``request: driver/pool/device``, and the status (Allocated,
+    Pending, Deallocated or Deleted, the last two with the allocation they had)."""
+    from rich.markup import escape
+    from rich.table import Table
+
+    t = Table(title="ResourceClaims")
+    t.add_column("claim")
+    t.add_column("reserved for")
+    t.add_column("node")
+    t.add_column("devices (request: driver/pool/device)", overflow="fold")
+    t.add_column("status")
+    for c in claims:
+        devices = "\n".join(escape(printable(f"{d['request']}: {d['driver']}/{d['pool']}/{d['device']}")) for d in c["devices"])
+        t.add_row(
+            escape(printable(f"{c['namespace']}/{c['name']}")),
+            escape(printable(", ".join(c["pods"]) or "-")),
+            escape(printable(c["node"] or "-")),
+            devices or "-",
+            f"[{_CLAIM_STYLE.get(c['status'], 'white')}]{c['status']}[/]",
+        )
+    return t
+
+
+_CLAIM_STYLE = {"Allocated": "green", "Pending": "yellow", "Deallocated": "blue", "Deleted": "yellow"}
 
 
 def summary_line(s: Mapping[str, Any]) -> str:

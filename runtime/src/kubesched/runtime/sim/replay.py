@@ -20,6 +20,7 @@ from kubesched.sdk import ObjectConflict, ObjectNotFound
 from ..cluster.manifests import pod_problem
 from ..timefmt import go_duration, rfc3339
 from .controllers import Controller, check_controller, controller_of, make_controller
+from .resourceclaims import ResourceClaimController, uses_claims
 from .workload import (
     ARRIVE_AT,
     CONTROLLER_KINDS,
@@ -74,6 +75,8 @@ class Replay:
         self.interrupted = False
         #: virtual seconds since the start when the last action was applied (the workload's end)
         self.end = 0.0
+        #: the resourceclaim controller, when the file uses dynamic resource allocation
+        self.claims: ResourceClaimController | None = None
 
     # scheduling actions ------------------------------------------------------------------------
     def at(self, offset: float, fn: Callable[[], None]) -> None:
@@ -125,6 +128,9 @@ class Replay:
                     owned.setdefault(ref, []).append(str((obj.get("metadata") or {}).get("name")))
         sim.start(sched.on_cluster_event)
         self.store.subscribe(self._on_event)
+        if uses_claims(manifests):
+            self.claims = ResourceClaimController(self.store, now=lambda: rfc3339(self.clock.now()), event=sim.event)
+            self.store.subscribe(self.claims.on_event)
         later: list[dict[str, Any]] = []
         untimed: list[Controller] = []
         for obj, t in zip(manifests, times, strict=True):

@@ -11,6 +11,8 @@ from typing import Any
 
 from kubesched.sdk._text import cut
 
+from ..kinds import RESOURCE_KINDS
+
 __all__ = [
     "ARRIVE_AT",
     "CONTROLLER_KINDS",
@@ -49,6 +51,9 @@ ALLOWED = {
     "Pod": (ARRIVE_AT, DELETE_AT, RUN_FOR),
     "Node": (ARRIVE_AT, DELETE_AT, CORDON_AT, DRAIN_AT),
     **{k: (ARRIVE_AT, DELETE_AT) for k in CONTROLLER_KINDS},
+    # dynamic resource allocation: a driver publishes its slices when it starts, a user writes
+    # a claim or a class at some time
+    **{k: (ARRIVE_AT, DELETE_AT) for k in RESOURCE_KINDS},
 }
 
 
