@@ -840,7 +840,7 @@ def test_fit_score_through_build_plugin():
     ("features", "expected"),
     [
         pytest.param(
-            Features(enable_in_place_pod_vertical_scaling=True, enable_scheduling_queue_hint=False),
+            Features(enable_in_place_pod_vertical_scaling=True, enable_scheduling_queue_hint=False, enable_dra_extended_resource=False),
             [
                 ("Pod", ActionType.UPDATE_POD_SCALE_DOWN | ActionType.DELETE),
                 (
@@ -854,7 +854,7 @@ def test_fit_score_through_build_plugin():
             id="TestEventsToRegister/Register events with InPlacePodVerticalScaling feature enabled",
         ),
         pytest.param(
-            Features(enable_in_place_pod_vertical_scaling=False, enable_scheduling_queue_hint=True),
+            Features(enable_in_place_pod_vertical_scaling=False, enable_scheduling_queue_hint=True, enable_dra_extended_resource=False),
             [
                 ("Pod", ActionType.DELETE),
                 ("Node", ActionType.ADD | ActionType.UPDATE_NODE_ALLOCATABLE),
@@ -863,7 +863,7 @@ def test_fit_score_through_build_plugin():
         ),
         pytest.param(
             Features(
-                enable_in_place_pod_vertical_scaling=False, enable_scheduling_queue_hint=False
+                enable_in_place_pod_vertical_scaling=False, enable_scheduling_queue_hint=False, enable_dra_extended_resource=False
             ),
             [
                 ("Pod", ActionType.DELETE),
@@ -879,7 +879,7 @@ def test_fit_score_through_build_plugin():
         ),
         pytest.param(
             Features(
-                enable_in_place_pod_vertical_scaling=False, enable_scheduling_queue_hint=False
+                enable_in_place_pod_vertical_scaling=False, enable_scheduling_queue_hint=False, enable_dra_extended_resource=False
             ),
             [
                 ("Pod", ActionType.DELETE),
@@ -903,12 +903,13 @@ def test_events_to_register(features, expected):
 
 
 def test_events_to_register_v1_36_defaults():
-    """With the v1.36 gates (InPlacePodVerticalScaling and queueing hints GA). Go also registers
-    DeviceClass Add/Update under DRAExtendedResource; kubesched does not (see the module doc)."""
+    """With the v1.36 gates (InPlacePodVerticalScaling and queueing hints GA, DRAExtendedResource
+    beta and on: DeviceClass Add/Update)."""
     p = build_plugin(Fit, None, make_handle())
     assert [(e.event.resource, e.event.action) for e in p.events_to_register()] == [
         ("Pod", ActionType.DELETE | ActionType.UPDATE_POD_SCALE_DOWN),
         ("Node", ActionType.ADD | ActionType.UPDATE_NODE_ALLOCATABLE),
+        ("DeviceClass", ActionType.ADD | ActionType.UPDATE),
     ]
 
 

@@ -15,11 +15,12 @@ semantics and that release's default feature gates:
   ``apis/config/v1/defaults.go`` for the args;
 * ``k8s.io/component-helpers/resource`` ``PodRequests`` (the SDK's ``pod_requests``).
 
-Not ported: the DRAExtendedResource paths (beta, on by default in v1.36: extended resources served
-by a DeviceClass are left to DynamicResources by Filter and scored from ResourceSlice devices, the
-DeviceClass event and its hint, SignPod's refusal for such pods) — kubesched does not model
-DeviceClasses, ResourceSlices or ResourceClaims, and with no DeviceClass naming the resource Go takes
-the same path as here; DRANodeAllocatableResources and TopologyAwareWorkloadScheduling
+DRAExtendedResource (beta, on in v1.36): extended resources a DeviceClass serves
+(:mod:`kubesched.runtime.dra.deviceclasses`) are left to DynamicResources by Filter on nodes that do
+not list them, the DeviceClass event and its hint, SignPod's refusal for such pods (Fit and
+BalancedAllocation). Not ported: scoring those resources from ResourceSlice devices
+(``draPreScoreState``; it applies only when the scoring strategy names such a resource, which the
+default cpu/memory strategy does not); DRANodeAllocatableResources and TopologyAwareWorkloadScheduling
 (``ScorePlacement``), alpha and off. The feature gates that matter are in :mod:`.features`.
 """
 

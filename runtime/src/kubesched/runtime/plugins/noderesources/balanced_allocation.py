@@ -13,7 +13,9 @@ Requests are the pods' real requests (``useRequested``), not the 100m/200Mi defa
 PreScore returns Skip for a pod that requests none of the resources (best-effort pods would all
 score alike and pile onto one node; kubernetes#129138). The plugin has no EnqueueExtensions, as in
 Go: it never rejects a pod. Go's v1.36 SignPod signs the pod's resource requests, and refuses to sign
-a pod whose extended resources a DeviceClass serves (DRAExtendedResource, not modelled here).
+a pod whose extended resources a DeviceClass serves (DRAExtendedResource); kubesched's sign_pod
+returns None for it. Not ported: scoring such resources from ResourceSlice devices (see
+``resource_allocation.py``).
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ if TYPE_CHECKING:
 
 from .args import NodeResourcesBalancedAllocationArgs
 from .features import DEFAULT_FEATURES, Features
+from .fit import dra_resolver, dra_signature_refusal
 from .pod_requests import resources_signature
 from .resource_allocation import ResourceAllocationScorer
 
@@ -182,6 +185,8 @@ class BalancedAllocation:
         self.args = args
         self.handle = handle
         self.features = features if features is not None else DEFAULT_FEATURES
+        #: DRAExtendedResource: SignPod refuses pods whose extended resources a DeviceClass serves
+        self.resolver = dra_resolver(self.features, handle)
         self.resources = list(args.resources)
         self.scorer = ResourceAllocationScorer(
             NAME,
@@ -207,6 +212,8 @@ class BalancedAllocation:
 
     @hookimpl
     def sign_pod(self, pod: Pod) -> Hashable:
+        if dra_signature_refusal(self.resolver, pod) is not None:
+            return None  # Go: Unschedulable "signature disabled when dra extended resources ..."
         return resources_signature(pod)
 
     def _pod_requests(self, state: CycleState, pod: Pod) -> list[int] | None:

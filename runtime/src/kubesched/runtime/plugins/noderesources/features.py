@@ -8,7 +8,8 @@ The defaults are the gates' defaults in Kubernetes v1.36:
 * ``PodLevelResources`` — beta, on (v1.34).
 * ``InPlacePodLevelResourcesVerticalScaling`` — beta, on (v1.36): with in-place resize, a pod's
   pod-level requests are read from its status (``status.resources``, ``status.allocatedResources``).
-* ``DRAExtendedResource`` — beta, on in v1.36; not ported (see the package docstring).
+* ``DRAExtendedResource`` — beta, on in v1.36: extended resources a DeviceClass serves are left to
+  DynamicResources on nodes that do not list them (see the package docstring).
 * ``DRANodeAllocatableResources``, ``TopologyAwareWorkloadScheduling`` — alpha, off.
 
 kube-scheduler's own unit tests build the plugins with ``feature.Features{}`` (every gate off) and
@@ -30,9 +31,10 @@ class Features:
     enable_scheduling_queue_hint: bool = True
     enable_pod_level_resources: bool = True
     enable_in_place_pod_level_resources_vertical_scaling: bool = True
+    enable_dra_extended_resource: bool = True
 
 
 #: v1.36 defaults.
 DEFAULT_FEATURES = Features()
 #: Go's ``feature.Features{}``.
-ALL_OFF = Features(False, False, False, False, False)
+ALL_OFF = Features(False, False, False, False, False, False)

@@ -14,8 +14,16 @@ the package docstring for the sources followed and what is left out).
   UnschedulableAndUnresolvable when a request exceeds the node's whole allocatable amount (no
   preemption can help). ``ignoredResources`` / ``ignoredResourceGroups`` skip extended resources.
 * PreScore/Score rank nodes with the configured scoring strategy (``resource_allocation.py``).
+* DRAExtendedResource (beta, on in v1.36): an extended resource that a DeviceClass serves
+  (``spec.extendedResourceName`` or ``deviceclass.resource.kubernetes.io/<class>``, see
+  :mod:`kubesched.runtime.dra.deviceclasses`) is not checked on a node whose allocatable does
+  not list it (``shouldDelegateResourceToDRA``): DynamicResources allocates it there. The
+  classes are looked up once per pod in PreFilter, so a pod without such a resource costs nothing
+  more; SignPod does not sign such a pod (Go: Unschedulable ``signature disabled when dra
+  extended resources are used in the cluster``).
 * EnqueueExtensions: assigned pod deleted (and scaled down under InPlacePodVerticalScaling), node
-  added or its allocatable changed, with Go's queueing hints. A scale-down is read as
+  added or its allocatable changed, a DeviceClass added or updated (DRAExtendedResource), with
+  Go's queueing hints. A scale-down is read as
   ``resource.PodRequests`` with status resources, pod-level ones included
   (InPlacePodLevelResourcesVerticalScaling, v1.36).
 """
@@ -47,6 +55,7 @@ from kubesched.sdk import (
     is_scalar_resource,
 )
 
+from ...dra.deviceclasses import DEVICE_CLASS_PREFIX, DeviceClassResolver, resolver_for
 from .args import (
     LEAST_ALLOCATED,
     MOST_ALLOCATED,
@@ -93,6 +102,8 @@ _TOO_MANY_PODS = "Too many pods"
 _INSUFFICIENT_CPU = "Insufficient cpu"
 _INSUFFICIENT_MEMORY = "Insufficient memory"
 _INSUFFICIENT_EPHEMERAL = "Insufficient ephemeral-storage"
+#: SignPod's refusal for a pod with an extended resource served by a DeviceClass
+ERR_SIGNATURE_DRA = "signature disabled when dra extended resources are used in the cluster"
 
 
 @dataclass(slots=True)
@@ -112,13 +123,14 @@ class InsufficientResource:
 class _PreFilterState(StateData):
     """preFilterState: the pod's requests, with what Filter checks precomputed."""
 
-    __slots__ = ("empty", "ephemeral_storage", "memory", "milli_cpu", "resource", "scalars")
+    __slots__ = ("dra", "empty", "ephemeral_storage", "memory", "milli_cpu", "resource", "scalars")
 
     def __init__(
         self,
         resource: Resource,
         ignored: Collection[str] = (),
         ignored_groups: Collection[str] = (),
+        resolver: DeviceClassResolver | None = None,
     ) -> None:
         self.resource = resource
         self.milli_cpu = resource.milli_cpu
@@ -139,9 +151,48 @@ class _PreFilterState(StateData):
                     continue
             scalars.append((name, q))
         self.scalars = tuple(scalars)
+        #: the scalars a DeviceClass serves: left to DynamicResources where the node's
+        #: allocatable amount is 0 (shouldDelegateResourceToDRA)
+        self.dra: frozenset[str] = _delegated(self.scalars, resolver)
 
     def clone(self) -> _PreFilterState:
         return self
+
+
+def dra_resolver(features: Features, handle: Any) -> DeviceClassResolver | None:
+    """Go's ``h.SharedDRAManager().DeviceClassResolver()`` for the noderesources plugins: None
+    without DRAExtendedResource or without object access (Go's nil draManager)."""
+    if not features.enable_dra_extended_resource or handle is None:
+        return None
+    objects = getattr(handle, "objects", None)
+    return resolver_for(objects) if objects is not None else None
+
+
+def dra_signature_refusal(resolver: DeviceClassResolver | None, pod: Pod) -> Status | None:
+    """SignPod's refusal (Fit and BalancedAllocation): Unschedulable ``signature disabled when
+    dra extended resources are used in the cluster`` for a pod with a non-zero request of a
+    resource a DeviceClass serves."""
+    if resolver is None:
+        return None
+    scalars = pod.requests.scalar
+    if not scalars:
+        return None
+    resolver.refresh()
+    if not resolver:
+        return None
+    for name, q in scalars.items():
+        if q != 0 and resolver.get_device_class(name) is not None:
+            return Status(Code.UNSCHEDULABLE, ERR_SIGNATURE_DRA)
+    return None
+
+
+def _delegated(scalars: Sequence[tuple[str, int]], resolver: DeviceClassResolver | None) -> frozenset[str]:
+    if resolver is None or not scalars:
+        return frozenset()
+    resolver.refresh()
+    if not resolver:
+        return frozenset()
+    return frozenset(name for name, _q in scalars if resolver.get_device_class(name) is not None)
 
 
 class _PreScoreState(StateData):
@@ -202,6 +253,8 @@ def _check(s: _PreFilterState, node_info: NodeInfo) -> list[InsufficientResource
             a = alloc_scalar.get(name, 0)
             u = req_scalar.get(name, 0)
             if q > a - u:
+                if a <= 0 and name in s.dra:
+                    continue  # DynamicResources allocates it on this node
                 out = out or []
                 out.append(InsufficientResource(name, "Insufficient " + name, q, u, a, q > a))
     return out
@@ -212,31 +265,44 @@ def fits_request(
     node_info: NodeInfo,
     ignored_extended_resources: Collection[str] | None = None,
     ignored_resource_groups: Collection[str] | None = None,
+    resolver: DeviceClassResolver | None = None,
 ) -> list[InsufficientResource]:
-    """fitsRequest: every resource the node lacks for ``pod_request``; empty when it fits."""
+    """fitsRequest: every resource the node lacks for ``pod_request``; empty when it fits.
+    With a ``resolver`` (Go's draManager), resources a DeviceClass serves are not checked on a
+    node whose allocatable does not list them."""
     s = _PreFilterState(
-        pod_request, ignored_extended_resources or (), ignored_resource_groups or ()
+        pod_request, ignored_extended_resources or (), ignored_resource_groups or (), resolver
     )
     return _check(s, node_info) or []
 
 
 def fits(
-    pod: Pod, node_info: NodeInfo, *, enable_pod_level_resources: bool = True
+    pod: Pod,
+    node_info: NodeInfo,
+    *,
+    enable_pod_level_resources: bool = True,
+    resolver: DeviceClassResolver | None = None,
 ) -> list[InsufficientResource]:
     """Fits: whether the node has room for the pod (no resources ignored)."""
     return fits_request(
-        compute_pod_resource_request(pod, pod_level=enable_pod_level_resources), node_info
+        compute_pod_resource_request(pod, pod_level=enable_pod_level_resources),
+        node_info,
+        resolver=resolver,
     )
 
 
 def is_fit(
-    pod: Pod, node: Node | Mapping[str, Any] | None, *, enable_pod_level_resources: bool = True
+    pod: Pod,
+    node: Node | Mapping[str, Any] | None,
+    *,
+    enable_pod_level_resources: bool = True,
+    resolver: DeviceClassResolver | None = None,
 ) -> bool:
     """isFit: the pod fits the node when it is empty; False for no node."""
     if node is None:
         return False
     ni = NodeInfo(node if isinstance(node, Node) else Node(node))
-    return not fits(pod, ni, enable_pod_level_resources=enable_pod_level_resources)
+    return not fits(pod, ni, enable_pod_level_resources=enable_pod_level_resources, resolver=resolver)
 
 
 def have_any_requested_resources_increased(
@@ -245,9 +311,11 @@ def have_any_requested_resources_increased(
     modified_node: Node | Mapping[str, Any],
     *,
     enable_pod_level_resources: bool = True,
+    resolver: DeviceClassResolver | None = None,
 ) -> bool:
     """haveAnyRequestedResourcesIncreased: the node's pod count, or the allocatable amount of a
-    resource the pod requests, went up."""
+    resource the pod requests, went up; or the pod requests a resource a DeviceClass serves and
+    the node does not list (``resolver``: DRAExtendedResource)."""
     pr = compute_pod_resource_request(pod, pod_level=enable_pod_level_resources)
     orig = (original_node if isinstance(original_node, Node) else Node(original_node)).allocatable
     mod = (modified_node if isinstance(modified_node, Node) else Node(modified_node)).allocatable
@@ -265,6 +333,8 @@ def have_any_requested_resources_increased(
         if q == 0:
             continue
         if mod.scalar.get(name, 0) > orig.scalar.get(name, 0):
+            return True
+        if resolver is not None and mod.scalar.get(name, 0) <= 0 and resolver.get_device_class(name) is not None:
             return True
     return False
 
@@ -355,6 +425,9 @@ class Fit:
         self.ignored_resource_groups = frozenset(args.ignored_resource_groups)
         self.scorer = _strategy(args)
         self.resources = self.scorer.resources
+        #: the DeviceClass resolver of handle.objects (Go's draManager.DeviceClassResolver());
+        #: None without the feature or without object access (Go's nil draManager)
+        self.resolver = dra_resolver(self.features, handle)
 
     # PreFilter / Filter ------------------------------------------------------------------------
     @hookimpl
@@ -371,13 +444,20 @@ class Fit:
         )
         state.write(
             PRE_FILTER_STATE_KEY,
-            _PreFilterState(request, self.ignored_resources, self.ignored_resource_groups),
+            _PreFilterState(request, self.ignored_resources, self.ignored_resource_groups, self.resolver),
         )
         return None
 
     @hookimpl
     def sign_pod(self, pod: Pod) -> Hashable:
+        if self.dra_signature_refusal(pod) is not None:
+            return None  # not signable
         return resources_signature(pod)
+
+    def dra_signature_refusal(self, pod: Pod) -> Status | None:
+        """Go's SignPod status for a pod with an extended resource a DeviceClass serves
+        (kubesched's sign_pod returns None then: the pod is not signable)."""
+        return dra_signature_refusal(self.resolver, pod)
 
     @hookimpl
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
@@ -438,7 +518,10 @@ class Fit:
                     checks.append((reason, q > a - columns.requested(name), q > a))
             for name, q in s.scalars:
                 a = columns.allocatable(name)
-                checks.append(("Insufficient " + name, q > a - columns.requested(name), q > a))
+                insufficient = q > a - columns.requested(name)
+                if name in s.dra:
+                    insufficient = insufficient & (a > 0)  # left to DynamicResources
+                checks.append(("Insufficient " + name, insufficient, q > a))
         codes = np.zeros(columns.n, np.int64)
         unresolvable = None
         for bit, (_reason, insufficient, unres) in enumerate(checks):
@@ -503,7 +586,7 @@ class Fit:
         )
         if self.features.enable_scheduling_queue_hint:
             node_action = ActionType.ADD | ActionType.UPDATE_NODE_ALLOCATABLE
-        return [
+        events = [
             ClusterEventWithHint(
                 ClusterEvent(EventResource.POD.value, pod_action),
                 self.is_schedulable_after_pod_event,
@@ -513,6 +596,35 @@ class Fit:
                 self.is_schedulable_after_node_change,
             ),
         ]
+        if self.features.enable_dra_extended_resource:
+            # a pod may wait for a class that serves its extended resource
+            events.append(
+                ClusterEventWithHint(
+                    ClusterEvent("DeviceClass", ActionType.ADD | ActionType.UPDATE),
+                    self.is_schedulable_after_device_class_event,
+                )
+            )
+        return events
+
+    def is_schedulable_after_device_class_event(self, pod: Any, old_obj: Any, new_obj: Any) -> QueueingHint:
+        """isSchedulableAfterDeviceClassEvent: a class added whose implicit or explicit extended
+        resource name the pod requests, or an update that changed the explicit name to one the
+        pod requests."""
+        for o in (old_obj, new_obj):
+            if o is not None and not (isinstance(o, Mapping) and o.get("kind", "DeviceClass") == "DeviceClass"):
+                return QueueingHint.QUEUE  # Go: an error, which requeues
+        if new_obj is None:
+            return QueueingHint.QUEUE
+        explicit = (new_obj.get("spec") or {}).get("extendedResourceName")
+        target = pod if isinstance(pod, Pod) else Pod(pod)
+        if old_obj is not None:
+            if ((old_obj.get("spec") or {}).get("extendedResourceName") or "") == (explicit or ""):
+                return QueueingHint.SKIP
+        elif DEVICE_CLASS_PREFIX + str((new_obj.get("metadata") or {}).get("name") or "") in pod_requests(target):
+            return QueueingHint.QUEUE
+        if explicit is not None and explicit in pod_requests(target):
+            return QueueingHint.QUEUE
+        return QueueingHint.SKIP
 
     def is_schedulable_after_pod_event(self, pod: Any, old_obj: Any, new_obj: Any) -> QueueingHint:
         """isSchedulableAfterPodEvent: a scheduled (or nominated) pod was deleted, or a pod was
@@ -578,12 +690,14 @@ class Fit:
             return QueueingHint.QUEUE
         target = pod if isinstance(pod, Pod) else Pod(pod)
         pod_level = self.features.enable_pod_level_resources
-        if not is_fit(target, modified, enable_pod_level_resources=pod_level):
+        if self.resolver is not None:
+            self.resolver.refresh()
+        if not is_fit(target, modified, enable_pod_level_resources=pod_level, resolver=self.resolver):
             return QueueingHint.SKIP
         if original is None:
             return QueueingHint.QUEUE
         if not have_any_requested_resources_increased(
-            target, original, modified, enable_pod_level_resources=pod_level
+            target, original, modified, enable_pod_level_resources=pod_level, resolver=self.resolver
         ):
             return QueueingHint.SKIP
         return QueueingHint.QUEUE

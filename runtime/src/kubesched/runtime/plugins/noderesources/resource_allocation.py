@@ -15,9 +15,11 @@ and memory; ephemeral-storage and scalar resources always use ``requested``.
 The common configuration (exactly cpu and memory) runs a straight-line path: a strategy may give a
 :data:`PairScorer`, the same arithmetic on six ints, so no list is built per node.
 
-Not ported: the DRAExtendedResource branch (beta and on by default in v1.36, but it only counts
-devices of DeviceClasses with an extended resource name from ResourceSlices and ResourceClaims,
-which kubesched does not model; with no such DeviceClass Go takes the same path as here) and
+Not ported: the DRAExtendedResource scoring branch (``draPreScoreState``, beta and on by default
+in v1.36: for a scoring resource that a DeviceClass serves and a node does not list, it counts the
+class's devices on the node from ResourceSlices and the allocated ones from ResourceClaims; it
+applies only when the strategy's resources name such a resource, and with no such DeviceClass Go
+takes the same path as here) and
 ``scorePlacement`` (TopologyAwareWorkloadScheduling, alpha, off).
 """
 
