@@ -29,6 +29,7 @@ from kubesched.sdk import (
     ActionType,
     ClusterEvent,
     ClusterEventWithHint,
+    EventResource,
     Pod,
     QueuedPodInfo,
     QueueingHint,
@@ -331,7 +332,19 @@ class SchedulingQueue:
         qpi.pod = new
         self.nominator.update(new)
         if old is not None and _spec_and_labels(old) == _spec_and_labels(new):
-            return  # only status changed: nothing that may make it schedulable
+            if _generated_claims(old) == _generated_claims(new):
+                return  # only status changed: nothing that may make it schedulable
+            # the claims the resourceclaim controller made for it: kube-scheduler's
+            # UpdatePodGeneratedResourceClaim, asked of the queueing hints (Update with QHint)
+            event = ClusterEvent(EventResource.POD.value, ActionType.UPDATE_POD_GENERATED_RESOURCE_CLAIM)
+            if qpi.gating_plugin:
+                if self._worth(qpi, event, old, new, {qpi.gating_plugin}):
+                    self._move_to_active(qpi, str(event))
+                return
+            strategy = self._strategy(qpi, event, old, new, self._matching_for(event), False)
+            if strategy != "skip":
+                self._requeue(qpi, strategy, str(event))
+            return
         self._requeue(qpi, "after_backoff", "PodUpdate")
 
     def delete(self, pod: Pod) -> None:
@@ -595,6 +608,11 @@ def _expires_first(a: QueuedPodInfo, b: QueuedPodInfo) -> bool:
 
 
 _OWN_ANNOTATIONS = "kube-scheduler-simulator.sigs.k8s.io/"
+
+
+def _generated_claims(pod: Pod) -> tuple[Any, Any]:
+    """The status of the claims made for a pod (events.go extractPodGeneratedResourceClaimChange)."""
+    return (pod.status.get("resourceClaimStatuses"), pod.status.get("extendedResourceClaimStatus"))
 
 
 def _spec_and_labels(pod: Pod) -> tuple[Any, Any, Any]:

@@ -44,6 +44,9 @@ class Explanation:
     postfilter: str = ""
     #: node -> plugin -> "passed" | reason
     filter: dict[str, dict[str, str]] = field(default_factory=dict)
+    #: node -> which device request DynamicResources could not satisfy there, and why (the
+    #: allocator's words, beside its Filter reason)
+    devices: dict[str, str] = field(default_factory=dict)
     feasible: list[str] = field(default_factory=list)
     prescore: dict[str, str] = field(default_factory=dict)
     #: node -> plugin -> (raw, normalized, weighted)
@@ -86,6 +89,7 @@ class Explanation:
             "prefilterNodes": self.prefilter_nodes,
             "postfilter": self.postfilter,
             "filter": self.filter,
+            "devices": self.devices,
             "feasible": self.feasible,
             "prescore": self.prescore,
             "scores": {n: {p: {"raw": r, "normalized": m, "weighted": w} for p, (r, m, w) in ps.items()} for n, ps in self.scores.items()},
@@ -225,6 +229,19 @@ def _cycle_candidates(framework: Any, cycle: Any, pod: Pod, nodes: Sequence[Node
     return cands
 
 
+#: the plugin whose Filter reason explain completes with the device request that did not fit
+_DRA = "DynamicResources"
+
+
+def _device_unfit_reason(framework: Any) -> Callable[[CycleState, str], str | None] | None:
+    """DynamicResources' ``device_unfit_reason(state, node)`` when the profile filters with it."""
+    if not any(name == _DRA for name, _fn in framework.filter):
+        return None
+    from ..plugins.dynamicresources import device_unfit_reason
+
+    return device_unfit_reason
+
+
 def explain_pod(framework: Any, snapshot: Any, pod: Pod, *, select: Callable[[list[Any]], str] | None = None, cycle: Any = None) -> Explanation:
     """Dry-run ``pod`` through ``framework`` on ``snapshot`` and explain every decision.
 
@@ -291,6 +308,7 @@ def explain_pod(framework: Any, snapshot: Any, pod: Pod, *, select: Callable[[li
     # Filter: every plugin on every node; the scheduler's diagnosis keeps the first rejection
     # of the nodes it filters (those PreFilter kept)
     with_nominated = cycle is not None and framework.services is not None and framework.services.has_nominated_pods()
+    unfit = _device_unfit_reason(framework)
     for ni in nodes:
         verdicts: dict[str, str] = {}
         if rejected is not None:
@@ -313,6 +331,10 @@ def explain_pod(framework: Any, snapshot: Any, pod: Pod, *, select: Callable[[li
             if st.is_success():
                 st = framework.run_filter_plugins(state, pod, ni, [(name, fn)])
             verdicts[name] = verdict(st)
+            if unfit is not None and name == _DRA and not st.is_success():
+                why = unfit(extra[1] if extra is not None else state, ni.name)
+                if why:
+                    ex.devices[ni.name] = why
             if st.code is Code.ERROR and not ex.error:
                 ex.error = st.message
                 _log_error(ex.pod, st)
@@ -429,10 +451,11 @@ def render_explanation(ex: Explanation, console: Any = None) -> None:
     for node, verdicts in ex.filter.items():
         bad = [(p, r) for p, r in verdicts.items() if r not in ("passed", "skipped")]
         passed = [p for p, r in verdicts.items() if r == "passed"]
+        why = ex.devices.get(node)
         t.add_row(
             text(node),
             "[green]feasible[/]" if not bad else "[yellow]rejected[/]",
-            "\n".join(text(f"{p}: {r}") for p, r in bad),
+            "\n".join(text(f"{p}: {r}" + (f" ({why})" if why and p == _DRA else "")) for p, r in bad),
             str(len(passed)),
         )
     if ex.filter:
