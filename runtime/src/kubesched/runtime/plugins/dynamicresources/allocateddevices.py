@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterable, Mapping
 from fractions import Fraction
 from typing import Any
 
+from kubesched.runtime.dra.allocator.state import insert_capacity, remove_capacity
 from kubesched.sdk.quantity import parse_quantity
 
 __all__ = ["AllocatedDevices", "ConsumedCapacity", "foreach_allocated_device"]
@@ -90,23 +91,7 @@ class AllocatedDevices:
         foreach_allocated_device(claim, self.ids.discard, self.consumable_capacity, self.share_ids.discard, self._remove)
 
     def _insert(self, c: ConsumedCapacity) -> None:
-        insert_capacity(self.capacities, c)
+        insert_capacity(self.capacities, *c)
 
     def _remove(self, c: ConsumedCapacity) -> None:
-        device, amounts = c
-        have = self.capacities.get(device)
-        if have is None:
-            return
-        for k, v in amounts.items():
-            if k in have:
-                have[k] -= v
-        if all(v == 0 for v in have.values()):
-            del self.capacities[device]
-
-
-def insert_capacity(into: dict[DeviceID, dict[str, Fraction]], c: ConsumedCapacity) -> None:
-    """ConsumedCapacityCollection.Insert: add the amounts to the device's sums."""
-    device, amounts = c
-    have = into.setdefault(device, {})
-    for k, v in amounts.items():
-        have[k] = have.get(k, Fraction(0)) + v
+        remove_capacity(self.capacities, *c)

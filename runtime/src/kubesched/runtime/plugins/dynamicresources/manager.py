@@ -21,9 +21,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from kubesched.runtime.dra.allocator.state import insert_capacity
 from kubesched.sdk import ObjectNotFound
 
-from .allocateddevices import AllocatedDevices, foreach_allocated_device, insert_capacity
+from .allocateddevices import AllocatedDevices, foreach_allocated_device
 from .resourceclaim import API_VERSION, ClaimError
 
 __all__ = ["DraManager", "InFlightAllocation", "manager_for"]
@@ -52,8 +53,17 @@ class DraManager:
         except ObjectNotFound:
             raise ClaimError(f'resourceclaim.resource.k8s.io "{claim_name}" not found') from None
 
-    def list_claims(self) -> list[dict[str, Any]]:
-        return self.objects.list(API_VERSION, "ResourceClaim")
+    def _list(self, kind: str) -> list[Any]:
+        """Every object of a kind, read only: the stored objects themselves where the client
+        offers them (the object store's ``peek_all``: no copies, and the allocator's CEL results
+        stay memoised per device object across pods), else ``list``."""
+        peek_all = getattr(self.objects, "peek_all", None)
+        if peek_all is not None:
+            return list(peek_all(API_VERSION, kind))
+        return self.objects.list(API_VERSION, kind)
+
+    def list_claims(self) -> list[Any]:
+        return self._list("ResourceClaim")
 
     def get_device_class(self, class_name: str) -> dict[str, Any] | None:
         try:
@@ -61,10 +71,10 @@ class DraManager:
         except ObjectNotFound:
             return None
 
-    def list_slices(self) -> list[dict[str, Any]]:
+    def list_slices(self) -> list[Any]:
         """ResourceSlices().ListWithDeviceTaintRules(): DRADeviceTaintRules is off in 1.36, so
         the slices as they are."""
-        return self.objects.list(API_VERSION, "ResourceSlice")
+        return self._list("ResourceSlice")
 
     # in-flight allocations --------------------------------------------------------------------
     def get_pending_allocation(self, claim_uid: str) -> Mapping[str, Any] | None:
@@ -116,7 +126,7 @@ class DraManager:
         capacity = devices.capacities
         for claim in in_flight:
             foreach_allocated_device(
-                claim, allocated.add, consumable_capacity, shared.add, lambda c: insert_capacity(capacity, c)
+                claim, allocated.add, consumable_capacity, shared.add, lambda c: insert_capacity(capacity, *c)
             )
         return AllocatedState(allocated, shared, capacity)
 
