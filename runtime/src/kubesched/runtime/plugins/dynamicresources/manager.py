@@ -32,7 +32,7 @@ __all__ = ["DraManager", "InFlightAllocation", "manager_for"]
 
 @dataclass
 class InFlightAllocation:
-    claim: Mapping[str, Any]
+    claim: Mapping[str, Any] | None
     sharers: int
 
 
@@ -80,7 +80,7 @@ class DraManager:
     def get_pending_allocation(self, claim_uid: str) -> Mapping[str, Any] | None:
         with self._lock:
             f = self.in_flight.get(claim_uid)
-        if f is None:
+        if f is None or f.claim is None:
             return None
         return (f.claim.get("status") or {}).get("allocation")
 
@@ -106,7 +106,7 @@ class DraManager:
 
     def in_flight_claims(self) -> list[Mapping[str, Any]]:
         with self._lock:
-            return [f.claim for f in self.in_flight.values()]
+            return [f.claim for f in self.in_flight.values() if f.claim is not None]
 
     # allocated state --------------------------------------------------------------------------
     def gather_allocated_state(self, consumable_capacity: bool = True, claims: Any = None) -> Any:
