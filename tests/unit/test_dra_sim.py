@@ -6,6 +6,7 @@ reaching the scheduler's queueing hints, and the claims in ``kubesched simulate`
 from __future__ import annotations
 
 import copy
+import json
 from pathlib import Path
 from typing import Any
 
@@ -381,3 +382,89 @@ def test_a_dra_object_arriving_later_reaches_the_queueing_hints(tmp_path: Path, 
     (row,) = report["pods"]
     assert (row["status"], row["node"]) == ("Scheduled", "n1")
     assert Waits.seen[0] == (None, kind)
+
+
+# --- end to end with DynamicResources (the default profile) ---------------------------------------
+BIG_TRAINING_MSG = (
+    "0/3 nodes are available: 3 cannot allocate all claims. still not schedulable, preemption: "
+    "0/3 nodes are available: 3 Preemption is not helpful for scheduling."
+)
+
+
+def _generated(name: str, prefix: str) -> bool:
+    return name.startswith(prefix) and len(name) == len(prefix) + 5
+
+
+def test_simulate_allocates_the_examples_claims_and_shows_them() -> None:
+    report = simulate(str(EXAMPLE), seed=1)
+    pods = {p["name"]: (p["status"], p["node"], p["message"]) for p in report["pods"]}
+    assert pods == {
+        "training": ("Scheduled", "gpu-node-1", ""),
+        "inference": ("Scheduled", "gpu-node-2", ""),
+        "big-training": ("Unschedulable", None, BIG_TRAINING_MSG),
+        "web": ("Scheduled", "cpu-node", ""),
+    }
+    h100, training, big = report["claims"]
+    assert h100 == {"namespace": "default", "name": "h100", "pods": ["inference"], "node": "gpu-node-2", "devices": [{"request": "gpu", "driver": "gpu.example.com", "pool": "gpu-node-2", "device": "gpu-0"}], "status": "Allocated"}
+    assert _generated(training.pop("name"), "training-gpu-")
+    assert training == {"namespace": "default", "pods": ["training"], "node": "gpu-node-1", "devices": [{"request": "gpu", "driver": "gpu.example.com", "pool": "gpu-node-1", "device": "gpu-0"}], "status": "Allocated"}
+    assert _generated(big.pop("name"), "big-training-gpus-")
+    assert big == {"namespace": "default", "pods": [], "node": None, "devices": [], "status": "Pending"}
+
+
+def test_simulate_prints_each_claims_devices() -> None:
+    res = CliRunner().invoke(main, ["simulate", str(EXAMPLE), "--seed", "1"])
+    assert res.exit_code == 0, res.output
+    rows = [line for line in res.output.splitlines() if line.startswith("│ default/")]
+    assert "│ default/h100                    │ inference    │ gpu-node-2 │ gpu: gpu.example.com/gpu-node-2/gpu-0 │ Allocated │" in rows
+    (training,) = [r for r in rows if r.startswith("│ default/training-gpu-")]
+    assert training.endswith("│ training     │ gpu-node-1 │ gpu: gpu.example.com/gpu-node-1/gpu-0 │ Allocated │")
+
+
+def test_explain_shows_why_the_device_request_did_not_fit() -> None:
+    from kubesched.runtime.cli.explain_cmd import explain_simulated
+
+    ex = explain_simulated(str(EXAMPLE), "big-training", seed=1)
+    assert ex.message == BIG_TRAINING_MSG
+    assert {n: v["DynamicResources"] for n, v in ex.filter.items()} == dict.fromkeys(["gpu-node-1", "gpu-node-2", "cpu-node"], "cannot allocate all claims")
+    claim = next(c["name"] for c in simulate(str(EXAMPLE), seed=1)["claims"] if c["name"].startswith("big-training-"))
+    busy = f"claim default/{claim}, request gpus: needs 3 devices, 2 match, 1 of them already allocated"
+    assert ex.devices == {"gpu-node-1": busy, "gpu-node-2": busy, "cpu-node": f"claim default/{claim}, request gpus: no device matches the selectors (0 devices on the node)"}
+    assert ex.as_dict()["devices"] == ex.devices
+    res = CliRunner().invoke(main, ["explain", "big-training", "--cluster", str(EXAMPLE), "--seed", "1", "-o", "json"])
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.output)["devices"] == ex.devices
+    res = CliRunner().invoke(main, ["explain", "big-training", "--cluster", str(EXAMPLE), "--seed", "1"])
+    assert res.exit_code == 0, res.output
+    # the table wraps the reason: the Filter reason, then the allocator's words in brackets
+    assert "│ cpu-node   │ rejected │ DynamicResources: cannot allocate all claims (claim default/big-training-gpus-" in res.output
+
+
+def _gpu_cluster(tmp_path: Path) -> Path:
+    """One node with two GPUs; "first" wants both for an hour, "second" wants both too."""
+    objs = [o for o in load_manifests(EXAMPLE) if o["kind"] in ("DeviceClass", "ResourceClaimTemplate") or o["metadata"]["name"] in ("gpu-node-1", "gpu-node-1-gpu.example.com")]
+    two = copy.deepcopy(next(o for o in objs if o["metadata"]["name"] == "three-gpus"))
+    two["metadata"]["name"] = "two-gpus"
+    two["spec"]["spec"]["devices"]["requests"][0]["exactly"]["count"] = 2
+    objs.append(two)
+    for name, ann in (("first", {"sim.kubesched.io/run-for": "1h"}), ("second", {})):
+        objs.append({
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {"name": name, "namespace": "default", "annotations": ann},
+            "spec": {"resourceClaims": [{"name": "gpus", "resourceClaimTemplateName": "two-gpus"}], "containers": [{"name": "c", "image": "i", "resources": {"claims": [{"name": "gpus"}]}}]},
+        })
+    f = tmp_path / "gpus.yaml"
+    f.write_text(yaml.safe_dump_all(objs))
+    return f
+
+
+def test_a_completed_pods_claim_is_deleted_and_its_devices_go_to_the_next_pod(tmp_path: Path) -> None:
+    report = simulate(str(_gpu_cluster(tmp_path)), seed=1)
+    pods = {p["name"]: (p["status"], p["node"], p["message"]) for p in report["pods"]}
+    assert pods == {"first": ("Completed", "gpu-node-1", "ran 1h0m0s on node gpu-node-1 (sim.kubesched.io/run-for)"), "second": ("Scheduled", "gpu-node-1", "")}
+    first, second = report["claims"]
+    devices = [{"request": "gpus", "driver": "gpu.example.com", "pool": "gpu-node-1", "device": d} for d in ("gpu-0", "gpu-1")]
+    assert _generated(first.pop("name"), "first-gpus-") and _generated(second.pop("name"), "second-gpus-")
+    assert first == {"namespace": "default", "pods": ["first"], "node": "gpu-node-1", "devices": devices, "status": "Deleted"}
+    assert second == {"namespace": "default", "pods": ["second"], "node": "gpu-node-1", "devices": devices, "status": "Allocated"}
