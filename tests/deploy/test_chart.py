@@ -66,8 +66,23 @@ INTER_POD_AFFINITY = grant("", ["namespaces"], READ)
 TOPOLOGY_SPREAD = grant("", ["services", "replicationcontrollers"], READ) | grant(
     "apps", ["replicasets", "statefulsets"], READ
 )
+#: DynamicResources: kube-scheduler's system:kube-scheduler grants (bootstrappolicy/policy.go)
+#: for the PATCHes kubesched sends: the claim's finalizer, its status, and the synthetic
+#: resourceclaims/binding (DRAResourceClaimGranularStatusAuthorization); DRAExtendedResource's
+#: create/delete of a pod's extended-resource claim
+DYNAMIC_RESOURCES = (
+    grant("resource.k8s.io", ["resourceclaims", "resourceslices", "deviceclasses"], READ)
+    | grant("resource.k8s.io", ["resourceclaims"], ["patch", "create", "delete"])
+    | grant("resource.k8s.io", ["resourceclaims/status", "resourceclaims/binding"], ["patch"])
+)
 DEFAULT_CLUSTER_ROLE = (
-    CORE | PREEMPTION | VOLUMES | VOLUME_BINDING_WRITES | INTER_POD_AFFINITY | TOPOLOGY_SPREAD
+    CORE
+    | PREEMPTION
+    | VOLUMES
+    | VOLUME_BINDING_WRITES
+    | INTER_POD_AFFINITY
+    | TOPOLOGY_SPREAD
+    | DYNAMIC_RESOURCES
 )
 LEADER_ELECTION = grant("coordination.k8s.io", ["leases"], ["create"]) | grant(
     "coordination.k8s.io", ["leases"], ["get", "update"], [RELEASE]
@@ -489,6 +504,9 @@ def test_rules_match_what_the_runtime_enables(render: Any, tmp_path: Path, varia
     assert (("", "services", "list", "") in granted) == ("PodTopologySpread" in enabled)
     assert (("apps", "statefulsets", "patch", "") in granted) == ("StickyNode" in enabled)
     assert (("", "pods", "patch", "") in granted) == ("GpuShare" in enabled)
+    dra_writes = {p for p in DYNAMIC_RESOURCES if p[2] not in READ}
+    assert (dra_writes <= granted) == ("DynamicResources" in enabled)
+    assert not (dra_writes & granted) or "DynamicResources" in enabled
     assert CORE <= granted
 
 

@@ -106,6 +106,7 @@ contribPlugins.<x>.enabled, or named in any `enabled` list.
   "VolumeZone" (list "preFilter" "filter")
   "InterPodAffinity" (list "preFilter" "filter" "preScore" "score")
   "PodTopologySpread" (list "preFilter" "filter" "preScore" "score")
+  "DynamicResources" (list "preEnqueue" "preFilter" "filter" "postFilter" "score" "reserve" "preBind")
 }}
 {{- $profiles := include "kubesched.profiles" . | fromYamlArray }}
 {{- $on := dict }}
@@ -150,7 +151,7 @@ name or "*" is in plugins.multiPoint.disabled; naming it in any `enabled` list b
 {{- $plugins := default (dict) $prof.plugins }}
 {{- $mp := list }}
 {{- range (default (list) (dig "multiPoint" "disabled" (list) $plugins)) }}{{- $mp = append $mp .name }}{{- end }}
-{{- range $name := list "DefaultPreemption" }}
+{{- range $name := list "DefaultPreemption" "DynamicResources" "NodeResourcesFit" }}
 {{- $enabled := false }}
 {{- range $point, $set := $plugins }}
 {{- range (default (list) (get (default (dict) $set) "enabled")) }}{{- if eq .name $name }}{{- $enabled = true }}{{- end }}{{- end }}
