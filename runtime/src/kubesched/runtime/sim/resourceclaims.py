@@ -21,7 +21,12 @@ real cluster.
   controller, or by the garbage collector when the pod is deleted).
 
 Every claim the run saw is remembered (:meth:`ResourceClaimController.rows`): ``kubesched
-simulate`` reports each one's allocation (node, and driver/pool/device per request).
+simulate`` reports each one's allocation (node, and driver/pool/device per request) and status
+(Allocated, Pending, Deallocated or Deleted, the last two with the allocation they had).
+
+The file's pods are created after its other objects: a claim of the file reserved for, or owned
+by, a pod not in the cluster yet keeps its reservation and is not deleted (Go's controller asks
+the API server; here only a deletion the run saw counts).
 """
 
 from __future__ import annotations
