@@ -20,7 +20,12 @@ For each scenario (``scenarios.scenario(seed)``) on a real control plane:
 4. the two are compared: feasible nodes, per-plugin scores, totals, the chosen node where the
    top total is unique (kube-scheduler breaks ties at random), the message of a pod that does
    not fit;
-5. a pod that does not fit is deleted, unless it preempted (it has a nominated node): then
+5. for a pod with DRA claims (``scenarios.dra_scenario``; the harness creates a template's claim
+   and the pod's ``status.resourceClaimStatuses`` as the resourceclaim controller would), the
+   allocation kubesched's DynamicResources Filter made for kube-scheduler's node is compared
+   with the allocation kube-scheduler wrote to each claim it allocated (results without the
+   random shareID, config, nodeSelector; allocationTimestamp dropped);
+6. a pod that does not fit is deleted, unless it preempted (it has a nominated node): then
    the victims are gone (every pod has a grace period of 0, as a kubelet would confirm at once)
    and the harness waits for it to be bound, so that the next pod sees the same state in both.
 
@@ -42,6 +47,9 @@ from typing import Any
 
 import yaml
 from scenarios import GATE, STORAGE_CLASS, Scenario, priority_classes
+
+DRA_GROUP, DRA_VERSION = "resource.k8s.io", "v1"
+POD_CLAIM_NAME_ANNOTATION = "resource.kubernetes.io/pod-claim-name"
 
 #: klog's text format: `I1124 03:45:12.123456   12345 file.go:998] "Message" key="value" k=v`
 _LINE = re.compile(r'^[IWE]\d{4} [\d:.]+\s+\d+ \S+\] "(?P<msg>[^"]*)"(?P<rest>.*)$')
@@ -208,6 +216,7 @@ class Differential:
         self.core = client.CoreV1Api(self.api_client)
         self.sched_api = client.SchedulingV1Api(self.api_client)
         self.storage_api = client.StorageV1Api(self.api_client)
+        self.custom = client.CustomObjectsApi(self.api_client)
         storage_class = {
             "apiVersion": "storage.k8s.io/v1",
             "kind": "StorageClass",
@@ -264,6 +273,12 @@ class Differential:
             self.core.create_namespaced_service(sc.namespace, svc)
         for claim in sc.claims:
             self._create_claim(sc.namespace, claim)
+        for plural, objs in (("deviceclasses", sc.device_classes), ("resourceslices", sc.resource_slices)):
+            for obj in objs:
+                self.custom.create_cluster_custom_object(DRA_GROUP, DRA_VERSION, plural, obj)
+        for plural, objs in (("resourceclaimtemplates", sc.claim_templates), ("resourceclaims", sc.resource_claims)):
+            for obj in objs:
+                self.custom.create_namespaced_custom_object(DRA_GROUP, DRA_VERSION, sc.namespace, plural, obj)
         for pod in sc.running:
             self.core.create_namespaced_pod(sc.namespace, pod)
 
@@ -321,12 +336,111 @@ class Differential:
                 except client.ApiException as e:
                     if e.status != 404:
                         raise
+        self._delete_dra_state(sc)
         for name in sc.node_names:
             try:
                 self.core.delete_node(name)
             except client.ApiException as e:
                 if e.status != 404:
                     raise
+
+    def _delete_dra_state(self, sc: Scenario) -> None:
+        """Claims (their finalizer removed: no controller runs), then slices and classes, so the
+        next scenario on the same node and pool names starts with every device free."""
+        from kubernetes import client
+
+        if not (sc.device_classes or sc.resource_slices or sc.resource_claims or sc.claim_templates):
+            return
+        claims = self.custom.list_namespaced_custom_object(DRA_GROUP, DRA_VERSION, sc.namespace, "resourceclaims")["items"]
+        for claim in claims:
+            name = claim["metadata"]["name"]
+            try:
+                if claim["metadata"].get("finalizers"):
+                    self.custom.patch_namespaced_custom_object(
+                        DRA_GROUP, DRA_VERSION, sc.namespace, "resourceclaims", name, {"metadata": {"finalizers": None}}
+                    )
+                self.custom.delete_namespaced_custom_object(DRA_GROUP, DRA_VERSION, sc.namespace, "resourceclaims", name)
+            except client.ApiException as e:
+                if e.status != 404:
+                    raise
+        for plural, objs in (("resourceslices", sc.resource_slices), ("deviceclasses", sc.device_classes)):
+            for obj in objs:
+                try:
+                    self.custom.delete_cluster_custom_object(DRA_GROUP, DRA_VERSION, plural, obj["metadata"]["name"])
+                except client.ApiException as e:
+                    if e.status != 404:
+                        raise
+
+    def _instantiate_templates(self, ns: str, pod: Any) -> None:
+        """The resourceclaim controller's part ($K/pkg/controller/resourceclaim/controller.go
+        handleClaim): for each pod claim with a template, a claim named ``<pod>-<podClaim>-``
+        + 5 random characters, controlled by the pod, with the pod-claim-name annotation; then
+        the pod's ``status.resourceClaimStatuses``."""
+        made = []
+        for pc in pod.spec.resource_claims or []:
+            if not pc.resource_claim_template_name:
+                continue
+            tmpl = self.custom.get_namespaced_custom_object(
+                DRA_GROUP, DRA_VERSION, ns, "resourceclaimtemplates", pc.resource_claim_template_name
+            )
+            tmeta = tmpl["spec"].get("metadata") or {}
+            meta: dict[str, Any] = {
+                "generateName": f"{pod.metadata.name}-{pc.name}-",
+                "ownerReferences": [{"apiVersion": "v1", "kind": "Pod", "name": pod.metadata.name, "uid": pod.metadata.uid, "controller": True}],
+                "annotations": {**(tmeta.get("annotations") or {}), POD_CLAIM_NAME_ANNOTATION: pc.name},
+            }
+            if tmeta.get("labels"):
+                meta["labels"] = tmeta["labels"]
+            body = {"apiVersion": f"{DRA_GROUP}/{DRA_VERSION}", "kind": "ResourceClaim", "metadata": meta, "spec": tmpl["spec"]["spec"]}
+            claim = self.custom.create_namespaced_custom_object(DRA_GROUP, DRA_VERSION, ns, "resourceclaims", body)
+            made.append({"name": pc.name, "resourceClaimName": claim["metadata"]["name"]})
+        if made:
+            self.core.patch_namespaced_pod_status(pod.metadata.name, ns, {"status": {"resourceClaimStatuses": made}})
+
+    def _dra_synced(self, ours: _Ours, ns: str, pod_name: str) -> bool:
+        """kubesched's informers hold the namespace's claims and the pod at the API server's
+        resourceVersions (a claim kube-scheduler allocated for the previous pod, the pod's
+        resourceClaimStatuses)."""
+        informers = ours.cluster.informers
+        if "ResourceClaim" not in informers:
+            return True
+        claims = self.custom.list_namespaced_custom_object(DRA_GROUP, DRA_VERSION, ns, "resourceclaims")["items"]
+        store = informers["ResourceClaim"].store
+        for c in claims:
+            have = store.get(f"{ns}/{c['metadata']['name']}")
+            if have is None or have["metadata"].get("resourceVersion") != c["metadata"]["resourceVersion"]:
+                return False
+        pod_rv = self.core.read_namespaced_pod(pod_name, ns).metadata.resource_version
+        have_pod = informers["Pod"].store.get(f"{ns}/{pod_name}")
+        return have_pod is not None and have_pod["metadata"].get("resourceVersion") == pod_rv
+
+    def _compare_allocations(self, ns: str, pod: Any, kube_node: str, state: Any) -> list[str]:
+        """kubesched's allocation (its Filter's, for kube-scheduler's node) against the claims
+        kube-scheduler allocated for the pod."""
+        from kubesched.runtime.plugins.dynamicresources import STATE_KEY
+
+        try:
+            s = state.read(STATE_KEY)
+        except Exception:
+            return []
+        node_allocations = getattr(s, "node_allocations", None)
+        if s is None or node_allocations is None or not len(s.claims):
+            return []
+        to_allocate = [c for _i, c in s.claims.to_allocate()]
+        if not to_allocate:
+            return []
+        found = node_allocations.get(kube_node)
+        if found is None:
+            return [f"claims: kubesched has no allocation on {kube_node}"]
+        out = []
+        for claim, ours in zip(to_allocate, found.allocation_results, strict=False):
+            name = claim["metadata"]["name"]
+            kube = self.custom.get_namespaced_custom_object(DRA_GROUP, DRA_VERSION, ns, "resourceclaims", name)
+            theirs = _comparable_allocation((kube.get("status") or {}).get("allocation"))
+            mine = _comparable_allocation(ours)
+            if theirs != mine:
+                out.append(f"claim {name} allocation: kube-scheduler {theirs}, kubesched {mine}")
+        return out
 
     # ---- kubesched, in this process --------------------------------------------------------------
 
@@ -362,7 +476,7 @@ class Differential:
 
         return started()
 
-    def _wait_synced(self, ours: _Ours, ns: str, pod_name: str, timeout: float = 30.0) -> dict[str, Any]:
+    def _wait_synced(self, ours: _Ours, ns: str, pod_name: str, timeout: float = 30.0, *, dra: bool = False) -> dict[str, Any]:
         """Wait until kubesched's cache holds exactly the pods the API server has bound, and its
         informer has ``pod_name``; return that pod as kubesched's informer has it."""
         deadline = time.monotonic() + timeout
@@ -383,6 +497,10 @@ class Differential:
                     if cp is None or cp.node_name != node:
                         ok = False
                         break
+            if ok and dra:
+                ok = self._dra_synced(ours, ns, pod_name)
+                # the informers' events up to what was just seen reach the plugin's claim tracker
+                ours.sched.drain()
             if ok:
                 return dict(obj)
             if time.monotonic() > deadline:
@@ -400,7 +518,7 @@ class Differential:
         fw = ours.sched.frameworks[pod.scheduler_name]
         return explain_pod(fw, ours.sched.cache.update_snapshot(), pod, select=ours.sched.algo.select_host)
 
-    def _scheduled(self, ours: _Ours, raw: dict[str, Any], ex: Any) -> list[str]:
+    def _scheduled(self, ours: _Ours, raw: dict[str, Any], ex: Any, state: Any = None) -> list[str]:
         """The cycle's own algorithm (``Scheduling.schedule_pod``: the column forms where every
         active plugin has one, as ``kubesched run`` schedules) on the same snapshot, against
         ``explain`` (the per-node hooks, compared with kube-scheduler): the feasible nodes, the
@@ -416,7 +534,7 @@ class Differential:
         algo = Scheduling(seed=1)
         out: list[str] = []
         try:
-            res = algo.schedule_pod(fw, CycleState(), pod, snapshot)
+            res = algo.schedule_pod(fw, state if state is not None else CycleState(), pod, snapshot)
         except FitError as fe:
             # explain's message ends with PostFilter's (preemption), which the cycle adds later
             if ex.selected is not None or not (ex.message == fe.message() or ex.message.startswith(fe.message() + " ")):
@@ -441,10 +559,16 @@ class Differential:
 
         ns, name = sc.namespace, body["metadata"]["name"]
         gated = {**body, "spec": {**body["spec"], "schedulingGates": [{"name": GATE}]}}
-        self.core.create_namespaced_pod(ns, gated)
-        raw = self._wait_synced(ours, ns, name)
+        created = self.core.create_namespaced_pod(ns, gated)
+        dra = bool(body["spec"].get("resourceClaims"))
+        if dra:
+            self._instantiate_templates(ns, created)
+        raw = self._wait_synced(ours, ns, name, dra=dra)
         ex = self._explain(ours, raw)
-        column_diffs = self._scheduled(ours, raw, ex)
+        from kubesched.sdk import CycleState
+
+        state = CycleState()
+        column_diffs = self._scheduled(ours, raw, ex, state)
 
         offset = log_path.stat().st_size
         self.core.patch_namespaced_pod(name, ns, [{"op": "remove", "path": "/spec/schedulingGates"}])
@@ -459,6 +583,8 @@ class Differential:
         nominated = pod.status.nominated_node_name
         diffs, notes, kube_feasible = compare(kube, kube_node, message, ex)
         diffs += column_diffs
+        if dra and kube_node:
+            diffs += self._compare_allocations(ns, pod, kube_node, state)
         if not kube.attempted:
             diffs.append("kube-scheduler's log has no cycle for this pod")
         result = PodResult(
@@ -547,7 +673,27 @@ def _in_namespace(sc: Scenario, ns: str) -> Scenario:
         running=moved(sc.running),
         pending=moved(sc.pending),
         claims=sc.claims,
+        device_classes=sc.device_classes,
+        resource_slices=sc.resource_slices,
+        resource_claims=moved(sc.resource_claims),
+        claim_templates=moved(sc.claim_templates),
     )
+
+
+def _comparable_allocation(alloc: Any) -> Any:
+    """An AllocationResult as both schedulers must agree on it: no allocationTimestamp, no
+    shareID, and no empty or null field (the API server drops them; kubesched's in-memory
+    result may carry them)."""
+
+    def clean(x: Any) -> Any:
+        if isinstance(x, dict):
+            out = {k: clean(v) for k, v in x.items() if k not in ("allocationTimestamp", "shareID")}
+            return {k: v for k, v in out.items() if v not in (None, [], {})}
+        if isinstance(x, list):
+            return [clean(v) for v in x]
+        return x
+
+    return clean(dict(alloc)) if alloc else None
 
 
 def summarize(results: list[ScenarioResult]) -> dict[str, Any]:

@@ -12,6 +12,14 @@ required and preferred pod (anti-)affinity on hostname and zone, topology spread
 whenUnsatisfiable values), tolerations, host ports, images and priorities (which make
 DefaultPreemption act).
 
+``dra_scenario(seed)`` is another generator (its own random stream, so ``scenario(seed)`` is
+unchanged): dynamic resource allocation (resource.k8s.io/v1). DeviceClasses, a ResourceSlice per
+node (GPUs with model, memory and numa; NICs with numa) and sometimes a pool for all nodes,
+standalone ResourceClaims (some shared by several pods) and ResourceClaimTemplates (the harness
+acts as the resourceclaim controller), requests with CEL selectors on attributes and capacity,
+count 1-2, allocationMode All, firstAvailable subrequests, matchAttribute and distinctAttribute
+constraints, and a missing device class now and then.
+
 The same seed gives the same scenario on every machine (``random.Random(seed)`` only).
 """
 
@@ -66,6 +74,12 @@ class Scenario:
     #: and zone label is created, bound to the claim) or ``None`` (unbound, in the
     #: WaitForFirstConsumer class ``diff-static``, which no PV matches)
     claims: list[dict[str, Any]] = field(default_factory=list)
+    #: resource.k8s.io/v1 objects (``dra_scenario``): cluster-scoped DeviceClasses and
+    #: ResourceSlices, and the namespace's ResourceClaims and ResourceClaimTemplates
+    device_classes: list[dict[str, Any]] = field(default_factory=list)
+    resource_slices: list[dict[str, Any]] = field(default_factory=list)
+    resource_claims: list[dict[str, Any]] = field(default_factory=list)
+    claim_templates: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def node_names(self) -> list[str]:
@@ -346,4 +360,161 @@ def scenario(seed: int, *, pending: int | None = None) -> Scenario:
         sc.running.append(_pod(rng, ns, f"run-{i}", names, running_on=node, claims=bound_claims))
     count = pending if pending is not None else rng.randint(14, 26)
     sc.pending = [_pod(rng, ns, f"p-{i:02d}", names, claims=sc.claims) for i in range(count)]
+    return sc
+
+
+# ---------------------------------------------------------------------------------------------
+# dynamic resource allocation
+
+DRA_DRIVER = "gpu.diff.kubesched.io"
+DRA_FABRIC_DRIVER = "fabric.diff.kubesched.io"
+DRA_MODELS = ("a100", "h100", "t4")
+DRA_MEMORY = ("16Gi", "40Gi", "80Gi")
+DRA_API = "resource.k8s.io/v1"
+
+
+def _dra_device(name: str, attributes: dict[str, Any], capacity: dict[str, str] | None = None) -> dict[str, Any]:
+    def attr(v: Any) -> dict[str, Any]:
+        return {"int": v} if isinstance(v, int) else {"string": v}
+
+    d: dict[str, Any] = {"name": name, "attributes": {k: attr(v) for k, v in attributes.items()}}
+    if capacity:
+        d["capacity"] = {k: {"value": v} for k, v in capacity.items()}
+    return d
+
+
+def _dra_slice(name: str, driver: str, pool: str, devices: list[dict[str, Any]], *, node: str | None) -> dict[str, Any]:
+    spec: dict[str, Any] = {
+        "driver": driver,
+        "pool": {"name": pool, "generation": 1, "resourceSliceCount": 1},
+        "devices": devices,
+    }
+    if node:
+        spec["nodeName"] = node
+    else:
+        spec["allNodes"] = True
+    return {"apiVersion": DRA_API, "kind": "ResourceSlice", "metadata": {"name": name}, "spec": spec}
+
+
+def _dra_selector(rng: random.Random) -> list[dict[str, Any]]:
+    d = DRA_DRIVER
+    r = rng.random()
+    if r < 0.35:
+        return []
+    if r < 0.6:
+        expr = f'device.attributes["{d}"].model == "{rng.choice(DRA_MODELS)}"'
+    elif r < 0.8:
+        expr = f'device.capacity["{d}"].memory.compareTo(quantity("{rng.choice(DRA_MEMORY)}")) >= 0'
+    elif r < 0.9:
+        expr = f'device.attributes["{d}"].model != "t4" && device.attributes["{d}"].numa == {rng.randint(0, 1)}'
+    else:
+        expr = f'device.capacity["{d}"].memory.isGreaterThan(quantity("20Gi")) || device.attributes["{d}"].model == "t4"'
+    return [{"cel": {"expression": expr}}]
+
+
+def _dra_request(rng: random.Random, name: str, classes: dict[str, str]) -> dict[str, Any]:
+    r = rng.random()
+    if r < 0.2:
+        subs = []
+        for i in range(rng.randint(2, 3)):
+            sub: dict[str, Any] = {"name": f"s{i}", "deviceClassName": classes["gpu"], "allocationMode": "ExactCount", "count": rng.choice((1, 1, 2))}
+            sel = _dra_selector(rng)
+            if sel:
+                sub["selectors"] = sel
+            subs.append(sub)
+        return {"name": name, "firstAvailable": subs}
+    cls = classes["gpu"]
+    if r > 0.97:
+        cls = classes["missing"]
+    exact: dict[str, Any] = {"deviceClassName": cls}
+    if rng.random() < 0.08:
+        exact["allocationMode"] = "All"
+    else:
+        exact.update(allocationMode="ExactCount", count=rng.choice((1, 1, 1, 2)))
+    sel = _dra_selector(rng)
+    if sel:
+        exact["selectors"] = sel
+    return {"name": name, "exactly": exact}
+
+
+def _dra_claim_spec(rng: random.Random, classes: dict[str, str], fabric: bool) -> dict[str, Any]:
+    requests = [_dra_request(rng, "gpu", classes)]
+    constraints: list[dict[str, Any]] = []
+    r = rng.random()
+    if r < 0.25:
+        requests.append({"name": "nic", "exactly": {"deviceClassName": classes["nic"], "allocationMode": "ExactCount", "count": 1}})
+        if rng.random() < 0.7:
+            constraints.append({"requests": ["gpu", "nic"], "matchAttribute": f"{DRA_DRIVER}/numa"})
+    elif r < 0.35 and "exactly" in requests[0] and requests[0]["exactly"].get("count") == 2:
+        constraints.append({"requests": ["gpu"], "distinctAttribute": f"{DRA_DRIVER}/numa"})
+    elif r < 0.45 and fabric:
+        requests.append({"name": "link", "exactly": {"deviceClassName": classes["fabric"], "allocationMode": "ExactCount", "count": 1}})
+    devices: dict[str, Any] = {"requests": requests}
+    if constraints:
+        devices["constraints"] = constraints
+    return {"devices": devices}
+
+
+def dra_scenario(seed: int, *, pending: int | None = None) -> Scenario:
+    """A DRA scenario of ``seed``: 3-6 nodes, most with a ResourceSlice of 1-4 GPUs and 0-2
+    NICs, sometimes a pool of fabric devices for all nodes; ``pending`` (default 10-16) pods, about
+    two thirds of them with one or two pod claims (a standalone claim, maybe shared with other
+    pods, or a template). No priorities: no claim is ever freed (no controller runs), so a
+    preemptor could not get a victim's devices."""
+    rng = random.Random(f"dra-{seed}")
+    ns = f"diff-dra-{seed}"
+    prefix = f"r{seed}"
+    sc = Scenario(seed=seed, namespace=ns)
+    sc.nodes = [_node(rng, prefix, i) for i in range(rng.randint(3, 6))]
+    names = sc.node_names
+    classes = {"gpu": f"{prefix}-gpu", "nic": f"{prefix}-nic", "fabric": f"{prefix}-fabric", "missing": f"{prefix}-missing"}
+    for role in ("gpu", "nic"):
+        expr = f'device.driver == "{DRA_DRIVER}" && device.attributes["{DRA_DRIVER}"].role == "{role}"'
+        sc.device_classes.append({"apiVersion": DRA_API, "kind": "DeviceClass", "metadata": {"name": classes[role]}, "spec": {"selectors": [{"cel": {"expression": expr}}]}})
+    for name in names:
+        if rng.random() < 0.2:
+            continue
+        devices = [
+            _dra_device(f"gpu-{g}", {"role": "gpu", "model": rng.choice(DRA_MODELS), "numa": rng.randint(0, 1)}, {"memory": rng.choice(DRA_MEMORY)})
+            for g in range(rng.randint(1, 4))
+        ]
+        devices += [_dra_device(f"nic-{k}", {"role": "nic", "numa": rng.randint(0, 1)}) for k in range(rng.randint(0, 2))]
+        sc.resource_slices.append(_dra_slice(f"{name}-gpu", DRA_DRIVER, name, devices, node=name))
+    fabric = rng.random() < 0.4
+    if fabric:
+        sc.device_classes.append({"apiVersion": DRA_API, "kind": "DeviceClass", "metadata": {"name": classes["fabric"]}, "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{DRA_FABRIC_DRIVER}"'}}]}})
+        links = [_dra_device(f"link-{k}", {"role": "link"}) for k in range(rng.randint(1, 3))]
+        sc.resource_slices.append(_dra_slice(f"{prefix}-fabric", DRA_FABRIC_DRIVER, f"{prefix}-fabric", links, node=None))
+    for i in range(rng.randint(1, 4)):
+        sc.claim_templates.append({"apiVersion": DRA_API, "kind": "ResourceClaimTemplate", "metadata": {"name": f"t-{i}", "namespace": ns}, "spec": {"spec": _dra_claim_spec(rng, classes, fabric)}})
+    placeable = [n for n in sc.nodes if not n["spec"].get("unschedulable")] or sc.nodes
+    for i in range(rng.randint(0, 4)):
+        pod = _pod(rng, ns, f"run-{i}", names, running_on=rng.choice(placeable)["metadata"]["name"])
+        pod["spec"].pop("priorityClassName", None)
+        sc.running.append(pod)
+    count = pending if pending is not None else rng.randint(10, 16)
+    standalone = 0
+    for i in range(count):
+        pod = _pod(rng, ns, f"p-{i:02d}", names)
+        pod["spec"].pop("priorityClassName", None)
+        pod_claims: list[dict[str, Any]] = []
+        for k in range(rng.choice((0, 1, 1, 1, 2))):
+            if rng.random() < 0.5:
+                pod_claims.append({"name": f"dev-{k}", "resourceClaimTemplateName": rng.choice(sc.claim_templates)["metadata"]["name"]})
+                continue
+            if sc.resource_claims and rng.random() < 0.3:
+                claim = rng.choice(sc.resource_claims)["metadata"]["name"]  # shared with an earlier pod
+            else:
+                claim = f"c-{standalone}"
+                standalone += 1
+                sc.resource_claims.append({"apiVersion": DRA_API, "kind": "ResourceClaim", "metadata": {"name": claim, "namespace": ns}, "spec": _dra_claim_spec(rng, classes, fabric)})
+            if all(pc.get("resourceClaimName") != claim for pc in pod_claims):
+                pod_claims.append({"name": f"dev-{k}", "resourceClaimName": claim})
+        if pod_claims:
+            if rng.random() < 0.6:  # mostly the devices decide, not the other plugins
+                for key in ("affinity", "topologySpreadConstraints", "nodeSelector"):
+                    pod["spec"].pop(key, None)
+            pod["spec"]["resourceClaims"] = pod_claims
+            pod["spec"]["containers"][0].setdefault("resources", {})["claims"] = [{"name": pc["name"]} for pc in pod_claims]
+        sc.pending.append(pod)
     return sc

@@ -1,6 +1,7 @@
 """The standing differential test: kube-scheduler v1.36.3 and kubesched decide on the same state,
 pod by pod, and must agree on the feasible nodes, every Score plugin's per-node score, the
-totals, the chosen node (where the top total is unique) and the FailedScheduling message.
+totals, the chosen node (where the top total is unique) and the FailedScheduling message; for pods with ResourceClaims (``dra_scenario``) also the devices
+of every claim kube-scheduler allocated.
 
 A few seeded scenarios run here (bounded time); ``bench/differential.py`` runs many and writes
 the report. The harness is in ``harness.py``, the generator in ``scenarios.py``.
@@ -11,11 +12,13 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from harness import Differential, parse_first_cycle
-from scenarios import Scenario, scenario
+from harness import Differential, _comparable_allocation, parse_first_cycle
+from scenarios import Scenario, dra_scenario, scenario
 
 #: Seeds run in the suite: ~130 pods, about 20 s.
 SUITE_SEEDS = (1, 2, 3, 4, 5, 6)
+#: DRA seeds run in the suite (``dra_scenario``).
+DRA_SEEDS = (1, 2, 3, 4, 5, 6)
 
 
 @pytest.mark.parametrize("seed", SUITE_SEEDS)
@@ -24,6 +27,16 @@ def test_kube_scheduler_and_kubesched_agree(differential: Any, seed: int) -> Non
     assert result.pods, "the scenario scheduled no pod"
     assert all(p.kube_feasible or p.kube_message for p in result.pods)
     assert result.differences == [], "\n".join(result.differences)
+
+
+@pytest.mark.parametrize("seed", DRA_SEEDS)
+def test_kube_scheduler_and_kubesched_agree_on_dra(differential: Any, seed: int) -> None:
+    """Pods with ResourceClaims: the same feasible nodes, scores (DynamicResources' among them),
+    messages, and the same devices in every claim kube-scheduler allocated."""
+    result = differential.run(dra_scenario(seed))
+    assert result.differences == [], "\n".join(result.differences)
+    assert any(p.kube_node for p in result.pods), "no pod was bound"
+    assert any(not p.kube_node for p in result.pods), "every pod was bound"
 
 
 def _node(name: str, cpu: str, memory: str) -> dict[str, Any]:
@@ -134,3 +147,28 @@ def test_kube_scheduler_log_lines_are_read_per_cycle() -> None:
 def test_scenarios_are_the_same_for_a_seed() -> None:
     assert scenario(7) == scenario(7)
     assert scenario(7) != scenario(8)
+    assert dra_scenario(7) == dra_scenario(7)
+    assert dra_scenario(7) != dra_scenario(8)
+
+
+def test_claim_allocations_are_compared_without_share_id_and_timestamp() -> None:
+    """What the harness compares of a claim's allocation: kube-scheduler's as the API server
+    returns it, kubesched's in memory (empty fields dropped); shareID and allocationTimestamp
+    are not decisions; another device is a difference."""
+    selector = {"nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["n1"]}]}]}
+    kube = {
+        "devices": {"results": [{"request": "gpu", "driver": "d", "pool": "n1", "device": "g0", "shareID": "7c1b"}]},
+        "nodeSelector": selector,
+        "allocationTimestamp": "2026-01-01T00:00:00Z",
+    }
+    ours = {
+        "devices": {"results": [{"request": "gpu", "driver": "d", "pool": "n1", "device": "g0", "tolerations": []}], "config": []},
+        "nodeSelector": selector,
+    }
+    assert _comparable_allocation(kube) == _comparable_allocation(ours) == {
+        "devices": {"results": [{"request": "gpu", "driver": "d", "pool": "n1", "device": "g0"}]},
+        "nodeSelector": selector,
+    }
+    ours["devices"]["results"][0]["device"] = "g1"
+    assert _comparable_allocation(kube) != _comparable_allocation(ours)
+    assert _comparable_allocation(None) is None
