@@ -32,7 +32,7 @@ from cel_expr_python.ext import ext_bindings, ext_strings
 
 from kubesched.sdk.quantity import QuantityError, parse_quantity
 
-from . import celtypes
+from . import cellibs, celtypes
 from .celtypes import CelFunctionError, SemverError
 
 __all__ = ["Cache", "CelError", "CompilationResult", "compile_expression"]
@@ -71,10 +71,66 @@ def _check_env(bare: bool) -> Any:
             cel.Overload(oid, kinds[result], [kinds[p] for p in params], is_member=member, impl=impl)
         )
     return cel.NewEnv(
+        config=cel.NewEnvConfigFromYaml(cellibs.EXTENSIONS_CONFIG),
         variables=_variables(_QUANTITY, bare),
-        extensions=[ext_bindings.ExtBindings(), ext_strings.ExtStrings(2)],
+        extensions=[ext_bindings.ExtBindings(), ext_strings.ExtStrings(2), _library(check=True)],
         functions=[cel.FunctionDecl(n, o) for n, o in by_name.items()],
     )
+
+
+def _lib_type(sig: str, check: bool) -> Any:
+    opaque = cellibs.OPAQUE_TYPES.get(sig)
+    if opaque is not None:
+        return _T.AbstractType(opaque[0]) if check else _T(opaque[1])
+    if sig.startswith("list("):
+        return _T.List(_lib_type(sig[5:-1], check) if check else _T.DYN)
+    if sig.startswith("map("):
+        key, value = _split_params(sig[4:-1])
+        return _T.Map(_lib_type(key, check), _lib_type(value, check))
+    return _LIB_SCALARS[sig]
+
+
+#: cel type signatures of cellibs' rows (a type made from a signature is a message type inside an extension)
+_LIB_SCALARS = {
+    "int": _T.INT, "uint": _T.UINT, "double": _T.DOUBLE, "bool": _T.BOOL, "string": _T.STRING, "bytes": _T.BYTES,
+    "duration": _T.DURATION, "timestamp": _T.TIMESTAMP, "dyn": _T.DYN,
+}  # fmt: skip
+
+
+def _library(check: bool) -> Any:
+    """:mod:`.cellibs`' functions, as an extension (so `string` and the strings extension's `indexOf` gain overloads).
+
+    The runtime keeps one implementation per name and argument kinds (a list of any element type is one
+    kind), so where Go has an overload per element type the check environment gives the first the
+    implementation (it is never evaluated there) and the run environment declares one overload.
+    """
+    by_name: dict[str, list[Any]] = {}
+    kinds_seen: set[tuple[str, bool, tuple[str, ...]]] = set()
+    results: dict[tuple[str, bool, tuple[str, ...]], set[str]] = {}
+    for name, _oid, member, params, result, _impl in cellibs.LIBRARY_FUNCTIONS:
+        run_key = (name, member, tuple(str(_lib_type(p, False).name()) for p in params))
+        results.setdefault(run_key, set()).add(result)
+    for name, oid, member, params, result, impl in cellibs.LIBRARY_FUNCTIONS:
+        if check:
+            kinds = (name, member, tuple(p.split("(", 1)[0] for p in params))
+            first = kinds not in kinds_seen
+            kinds_seen.add(kinds)
+            overload = cel.Overload(
+                oid, _lib_type(result, True), [_lib_type(p, True) for p in params], is_member=member,
+                **({"impl": impl} if first else {}),
+            )
+        else:
+            run_key = (name, member, tuple(str(_lib_type(p, False).name()) for p in params))
+            if run_key in kinds_seen:
+                continue
+            kinds_seen.add(run_key)
+            out = results[run_key]
+            returns = _lib_type(next(iter(out)), False) if len(out) == 1 else _T.DYN
+            overload = cel.Overload(
+                f"kubesched_{oid}", returns, [_lib_type(p, False) for p in params], is_member=member, impl=impl
+            )
+        by_name.setdefault(name, []).append(overload)
+    return cel.CelExtension("kubernetes", [cel.FunctionDecl(n, o) for n, o in by_name.items()])
 
 
 def _dispatch(impls: list[tuple[str, Callable[..., Any]]]) -> Callable[..., Any]:
@@ -109,8 +165,9 @@ def _run_env(bare: bool) -> Any:
             cel.Overload(oid, kinds[results[key]], [kinds[p] for p in params], is_member=member, impl=_dispatch(impls))
         )
     return cel.NewEnv(
+        config=cel.NewEnvConfigFromYaml(cellibs.EXTENSIONS_CONFIG),
         variables=_variables(_T.STRING, bare),
-        extensions=[ext_bindings.ExtBindings(), ext_strings.ExtStrings(2)],
+        extensions=[ext_bindings.ExtBindings(), ext_strings.ExtStrings(2), _library(check=False)],
         functions=[cel.FunctionDecl(n, o) for n, o in by_name.items()],
     )
 
@@ -274,7 +331,10 @@ def _evaluate(program: Any, inputs: _Inputs, bare: bool) -> bool:
     activation, attributes, capacity = inputs.activation(bare), inputs.attributes, inputs.capacity
     added = 0
     while True:
-        result = program.eval(activation)
+        try:
+            result = program.eval(activation)
+        except RuntimeError as err:  # what the runtime cannot plan: transformMap's cel.@mapInsert
+            raise CelError(f"CEL runtime error: {_strip_status(str(err))}") from None
         kind = result.type().name()
         if kind == "BOOL":
             return bool(result.value())
