@@ -499,8 +499,10 @@ class Differential:
                         break
             if ok and dra:
                 ok = self._dra_synced(ours, ns, pod_name)
-                # the informers' events up to what was just seen reach the plugin's claim tracker
+                # the informers' events up to what was just seen reach the plugin's claim tracker,
+                # and the pod explained is the one with its resourceClaimStatuses
                 ours.sched.drain()
+                obj = store.get(f"{ns}/{pod_name}")
             if ok:
                 return dict(obj)
             if time.monotonic() > deadline:

@@ -1,7 +1,8 @@
 """The standing differential test: kube-scheduler v1.36.3 and kubesched decide on the same state,
 pod by pod, and must agree on the feasible nodes, every Score plugin's per-node score, the
-totals, the chosen node (where the top total is unique) and the FailedScheduling message; for pods with ResourceClaims (``dra_scenario``) also the devices
-of every claim kube-scheduler allocated.
+totals, the chosen node (where the top total is unique) and the FailedScheduling message; for
+pods with ResourceClaims (``dra_scenario``) also the devices of every claim kube-scheduler
+allocated.
 
 A few seeded scenarios run here (bounded time); ``bench/differential.py`` runs many and writes
 the report. The harness is in ``harness.py``, the generator in ``scenarios.py``.
