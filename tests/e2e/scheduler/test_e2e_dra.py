@@ -1,7 +1,8 @@
 """Dynamic resource allocation on the real control plane: kube-scheduler v1.36.3 and kubesched,
 one after the other, each on its own copy of the same DRA objects, allocate the same devices on
 the same nodes, write the same reservedFor and finalizers, and give the same FailedScheduling
-message for a claim that cannot be satisfied.
+message for a claim that cannot be satisfied. kubesched runs with only the chart's RBAC (the
+rendered runtime/deploy/manifests/kubesched.yaml) and no request of it is refused.
 
 The DeviceClasses and ResourceSlices are made by hand (no driver runs); the test is the
 resourceclaim controller for the pod whose claim comes from a template. Each copy has two nodes
@@ -47,6 +48,16 @@ from e2e_dra import (
     instantiate_templates,
     node_slice,
     resource_claim,
+)
+from e2e_rbac import (
+    apply_documents,
+    denied_lines,
+    load_manifest,
+    one,
+    rbac_documents,
+    request_token,
+    sa_user,
+    write_token_kubeconfig,
 )
 from e2e_sched import (
     GROUP_LABEL,
@@ -235,6 +246,21 @@ def expected_devices(claims: dict[str, dict[str, Any]]) -> dict[str, list[tuple[
     }
 
 
+def chart_identity(control_plane: Any, kube_client: Any, core_v1: Any, tmp_path: Path) -> Path:
+    """A token kubeconfig of the chart's ServiceAccount, its RBAC applied from the rendered
+    manifest (as test_e2e_rbac.py does)."""
+    docs = load_manifest("kubesched.yaml")
+    apply_documents(kube_client, rbac_documents(docs))
+    sa = one(docs, "ServiceAccount")["metadata"]
+    return write_token_kubeconfig(
+        tmp_path / "sa.kubeconfig",
+        server=control_plane.url,
+        ca_file=control_plane.ca_file,
+        token=request_token(core_v1, sa["namespace"], sa["name"]),
+        user=sa_user(sa["namespace"], sa["name"]),
+    )
+
+
 @pytest.fixture
 def dra(kube_client: Any) -> DraApi:
     return DraApi(kube_client)
@@ -242,6 +268,7 @@ def dra(kube_client: Any) -> DraApi:
 
 def test_dra_kube_scheduler_and_kubesched_allocate_the_same_devices(
     control_plane: Any,
+    kube_client: Any,
     core_v1: Any,
     events_v1: Any,
     dra: DraApi,
@@ -328,13 +355,18 @@ def test_dra_kube_scheduler_and_kubesched_allocate_the_same_devices(
             ),
         }, kube.messages
 
-        # kubesched on its copy: the same nodes, devices, reservations and messages.
+        # kubesched on its copy, with only the chart's RBAC (runtime/deploy/manifests/kubesched.yaml):
+        # the same nodes, devices, reservations and messages, and no request refused.
         mine = f"kubesched-{test_id}"
-        run_kubesched(scheduler_config([{"schedulerName": mine}]))
+        ks = run_kubesched(
+            scheduler_config([{"schedulerName": mine}]),
+            kubeconfig=chart_identity(control_plane, kube_client, core_v1, tmp_path),
+        )
         ours_out = ours.run(mine, events_v1)
         assert ours_out.nodes == kube.nodes
         assert ours_out.claims == kube.claims
         assert ours_out.messages == kube.messages
+        assert denied_lines(ks.log_text()) == []
     finally:
         for c in copies:
             c.delete_slices()
