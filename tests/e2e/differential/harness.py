@@ -421,12 +421,10 @@ class Differential:
 
         try:
             s = state.read(STATE_KEY)
-        except Exception:
-            return []
-        node_allocations = getattr(s, "node_allocations", None)
-        if s is None or node_allocations is None or not len(s.claims):
-            return []
-        to_allocate = [c for _i, c in s.claims.to_allocate()]
+            node_allocations = s.node_allocations  # DraState: Filter's allocations by node
+            to_allocate = [c for _i, c in s.claims.to_allocate()]
+        except Exception as e:  # the harness must not go blind when the plugin's state changes
+            return [f"claims: kubesched's DynamicResources state not readable: {e!r}"]
         if not to_allocate:
             return []
         found = node_allocations.get(kube_node)
