@@ -95,6 +95,11 @@ RUNTIME_WRITES: dict[tuple[str, str, str], str] = {
     ("apps", "statefulsets", "patch"): "StickyNode PostBind",
     ("kubevirt.io", "virtualmachines", "patch"): "StickyNode PostBind",
     ("kubevirt.io", "virtualmachineinstances", "patch"): "StickyNode PostBind",
+    ("resource.k8s.io", "resourceclaims", "patch"): "DynamicResources PreBind (finalizer)",
+    ("resource.k8s.io", "resourceclaims", "create"): "DynamicResources PreBind (DRAExtendedResource)",
+    ("resource.k8s.io", "resourceclaims", "delete"): "DynamicResources Unreserve (DRAExtendedResource)",
+    ("resource.k8s.io", "resourceclaims/status", "patch"): "DynamicResources PreBind, PostFilter, Unreserve",
+    ("resource.k8s.io", "resourceclaims/binding", "patch"): "DynamicResources (status.allocation, reservedFor)",
 }
 
 #: Kinds outside BUILTIN_RESOURCES that the contrib plugins watch: (apiGroup, plural).
@@ -602,6 +607,9 @@ def _cannot(namespace: str) -> list[Access]:
         Access("update", "deployments", "apps", NAMESPACE, SERVICE_ACCOUNT),
         Access("create", "priorityclasses", "scheduling.k8s.io"),
         Access("create", "customresourcedefinitions", "apiextensions.k8s.io"),
+        Access("update", "resourceclaims/status", "resource.k8s.io", namespace, "c"),
+        Access("create", "resourceslices", "resource.k8s.io"),
+        Access("list", "resourceclaimtemplates", "resource.k8s.io"),
     ]
 
 
@@ -620,6 +628,9 @@ def _can(namespace: str) -> list[Access]:
         Access("watch", "pods"),
         Access("get", "pods", namespace=namespace, name="p"),
         Access("list", "poddisruptionbudgets", "policy"),
+        Access("watch", "resourceslices", "resource.k8s.io"),
+        Access("patch", "resourceclaims/status", "resource.k8s.io", namespace, "c"),
+        Access("patch", "resourceclaims/binding", "resource.k8s.io"),
     ]
 
 
