@@ -468,3 +468,13 @@ def test_a_completed_pods_claim_is_deleted_and_its_devices_go_to_the_next_pod(tm
     assert _generated(first.pop("name"), "first-gpus-") and _generated(second.pop("name"), "second-gpus-")
     assert first == {"namespace": "default", "pods": ["first"], "node": "gpu-node-1", "devices": devices, "status": "Deleted"}
     assert second == {"namespace": "default", "pods": ["second"], "node": "gpu-node-1", "devices": devices, "status": "Allocated"}
+
+
+def test_explain_alone_makes_the_pods_template_claim() -> None:
+    from kubesched.runtime.cli.explain_cmd import explain_simulated
+
+    ex = explain_simulated(str(EXAMPLE), "training", seed=1, alone=True)
+    assert ex.prefilter["DynamicResources"] == "success"
+    assert ex.feasible == ["gpu-node-1", "gpu-node-2"]  # inference holds one H100 of gpu-node-2
+    assert ex.filter["cpu-node"]["DynamicResources"] == "cannot allocate all claims"
+    assert ex.selected == "gpu-node-1"

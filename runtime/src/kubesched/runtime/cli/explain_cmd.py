@@ -199,6 +199,12 @@ def explain_alone(cluster_path: str, pod: str, config_path: str | None = None, *
         spec.pop("nodeName", None)
         spec.setdefault("schedulerName", "default-scheduler")
         raw["spec"] = spec
+        claims = sim.replay.claims if sim.replay is not None else None
+        if claims is not None and any(isinstance(c, dict) and c.get("resourceClaimTemplateName") for c in spec.get("resourceClaims") or ()):
+            # the pod enters the cluster (the scheduler does not run again), so that the
+            # resourceclaim controller makes the claims of its templates, as it would
+            sim.store.create(raw)
+            raw = dict(sim.store.peek("v1", "Pod", name, ns) or raw)
         p = Pod(raw)
         fw = sched.frameworks.get(p.scheduler_name)
         if fw is None:
