@@ -40,6 +40,12 @@ from kubesched.runtime.dra.allocator import (
 )
 from kubesched.runtime.dra.allocator.capacity import _calculate, _violates, consumed_capacity
 from kubesched.runtime.dra.allocator.pools import Capacity, CapacityPolicy
+from kubesched.runtime.dra.allocator.quantity import (
+    BINARY_SI,
+    DECIMAL_SI,
+    Quantity,
+    format_quantity,
+)
 from kubesched.runtime.dra.allocator.state import (
     add_capacity,
     capacity_empty,
@@ -47,7 +53,6 @@ from kubesched.runtime.dra.allocator.state import (
     remove_capacity,
     sub_capacity,
 )
-from kubesched.runtime.dra.allocator.types import Quantity, format_quantity
 from kubesched.runtime.dra.cel import Cache
 
 ONE, TWO, THREE = Fraction(1), Fraction(2), Fraction(3)
@@ -242,16 +247,16 @@ def test_consumed_capacity_is_written_as_quantities() -> None:
 
 
 @pytest.mark.parametrize(
-    ("value", "binary", "text"),
+    ("value", "format", "text"),
     [
-        (Fraction(1 << 30), True, "1Gi"),
-        (Fraction(1536 << 20), True, "1536Mi"),
-        (Fraction(2), True, "2"),
-        (Fraction(2000), False, "2k"),
-        (Fraction(1, 2), False, "500m"),
-        (Fraction(1500), True, "1500"),
-        (Fraction(-3), False, "-3"),
+        (Fraction(1 << 30), BINARY_SI, "1Gi"),
+        (Fraction(1536 << 20), BINARY_SI, "1536Mi"),
+        (Fraction(2), BINARY_SI, "2"),
+        (Fraction(2000), DECIMAL_SI, "2k"),
+        (Fraction(1, 2), DECIMAL_SI, "500m"),
+        (Fraction(1500), BINARY_SI, "1500"),
+        (Fraction(-3), DECIMAL_SI, "-3"),
     ],
 )
-def test_format_quantity(value: Fraction, binary: bool, text: str) -> None:
-    assert format_quantity(value, binary) == text
+def test_format_quantity(value: Fraction, format: str, text: str) -> None:
+    assert format_quantity(value, format) == text

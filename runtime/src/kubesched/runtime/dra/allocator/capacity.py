@@ -16,9 +16,24 @@ _ZERO = Fraction(0)
 
 
 def _value(q: Quantity) -> int:
-    """resource.Quantity.Value(): rounded up to an integer."""
+    """resource.Quantity.Value(): rounded up away from zero (exact where Go's int64 would
+    overflow, above 2^63; the arithmetic on it then wraps as Go's int64 does)."""
     v = q.value
-    return -((-v.numerator) // v.denominator)
+    n = -((-abs(v.numerator)) // v.denominator)
+    return n if v >= 0 else -n
+
+
+def _int64(n: int) -> int:
+    """Go's int64 wrap-around."""
+    return (n + (1 << 63)) % (1 << 64) - (1 << 63)
+
+
+def _quo_rem(a: int, b: int) -> tuple[int, int]:
+    """Go's int64 ``a / b`` and ``a % b``: truncated toward zero, the remainder with a's sign."""
+    q = abs(a) // abs(b)
+    if (a < 0) != (b < 0):
+        q = -q
+    return _int64(q), a - b * q
 
 
 def _calculate(requested: Quantity | None, cap: Capacity) -> Quantity:
@@ -45,26 +60,24 @@ def _round_up_range(requested: Quantity, policy: CapacityPolicy) -> Quantity:
     if policy.step is None:
         return requested
     lo, step = _value(policy.min), _value(policy.step)
-    added = _value(requested) - lo
-    n = int(added / step)  # Go's integer division truncates toward zero
-    if added - n * step != 0:
+    added = _int64(_value(requested) - lo)
+    n, mod = _quo_rem(added, step)
+    if mod != 0:
         n += 1
-    return Quantity(Fraction(lo + step * n), True)
+    return Quantity.new(_int64(lo + _int64(step * n)))
 
 
 def _violates(q: Quantity, policy: CapacityPolicy | None) -> bool:
     if policy is None:
         return False
-    if policy.default is not None and q.value == policy.default.value:
+    if policy.default is not None and q.same_struct(policy.default):
         return False
     if policy.has_range:
         if policy.max is not None and q.value > policy.max.value:
             return True
         if policy.step is not None:
             lo = _value(policy.min) if policy.min is not None else 0
-            added = _value(q) - lo
-            step = _value(policy.step)
-            if added - int(added / step) * step != 0:
+            if _quo_rem(_int64(_value(q) - lo), _value(policy.step))[1] != 0:
                 return True
         return False
     if policy.valid_values:

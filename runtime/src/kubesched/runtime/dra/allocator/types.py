@@ -1,6 +1,6 @@
 """The allocator's shared types, as Go's ``structured/internal`` and ``schedulerapi`` packages
 (dynamic-resource-allocation v0.36.3): features, device IDs, the allocated state, the errors,
-and quantities (parsed once, kept as :class:`fractions.Fraction` with the text's format)."""
+and quantities (:mod:`.quantity`, re-exported here)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from kubesched.sdk.quantity import parse_quantity
+from .quantity import Quantity, format_quantity
 
 __all__ = [
     "DEFAULT_FEATURES",
@@ -22,6 +22,7 @@ __all__ = [
     "Quantity",
     "SharedDeviceID",
     "device_id_str",
+    "format_quantity",
     "kobj",
 ]
 
@@ -89,61 +90,3 @@ class FailedOnNode(AllocatorError):
 class AllocatorTimeout(AllocatorError):
     """The deadline given to ``allocate()`` passed (Go: ``filter operation aborted: context
     deadline exceeded``)."""
-
-
-class Quantity:
-    """A quantity parsed once: its exact value and whether its text used a binary suffix (the
-    format Go keeps when it writes the quantity back)."""
-
-    __slots__ = ("binary", "value")
-
-    def __init__(self, value: Fraction, binary: bool = True) -> None:
-        self.value = value
-        self.binary = binary
-
-    @classmethod
-    def parse(cls, raw: Any) -> Quantity:
-        if isinstance(raw, Quantity):
-            return raw
-        return cls(parse_quantity(raw), isinstance(raw, str) and raw.rstrip().endswith("i"))
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Quantity) and other.value == self.value
-
-    def __hash__(self) -> int:
-        return hash(self.value)
-
-    def __repr__(self) -> str:
-        return f"Quantity({self})"
-
-    def __str__(self) -> str:
-        return format_quantity(self.value, self.binary)
-
-
-_BIN = (("Ei", 60), ("Pi", 50), ("Ti", 40), ("Gi", 30), ("Mi", 20), ("Ki", 10))
-_DEC = (("E", 18), ("P", 15), ("T", 12), ("G", 9), ("M", 6), ("k", 3))
-_SMALL = (("m", 3), ("u", 6), ("n", 9))
-
-
-def format_quantity(v: Fraction, binary: bool = False) -> str:
-    """Go's canonical text of a quantity (``Quantity.String()``) for the values the allocator
-    writes: a binary suffix when the format is binary and the value is a whole multiple of
-    1024, else a decimal suffix (``500m``, ``2k``, ``1500``)."""
-    sign = "-" if v < 0 else ""
-    v = abs(v)
-    if v.denominator == 1:
-        n = v.numerator
-        if binary and n >= 1024:
-            for suffix, shift in _BIN:
-                if n % (1 << shift) == 0:
-                    return f"{sign}{n >> shift}{suffix}"
-        for suffix, exp in _DEC:
-            if n % 10**exp == 0 and n >= 10**exp:
-                return f"{sign}{n // 10**exp}{suffix}"
-        return f"{sign}{n}"
-    for suffix, exp in _SMALL:
-        scaled = v * 10**exp
-        if scaled.denominator == 1:
-            return f"{sign}{scaled.numerator}{suffix}"
-    scaled = v * 10**9
-    return f"{sign}{-(-scaled.numerator // scaled.denominator)}n"
