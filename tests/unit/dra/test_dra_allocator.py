@@ -260,3 +260,33 @@ def test_consumed_capacity_is_written_as_quantities() -> None:
 )
 def test_format_quantity(value: Fraction, format: str, text: str) -> None:
     assert format_quantity(value, format) == text
+
+
+@pytest.mark.parametrize(
+    ("exactly", "want"),
+    [
+        pytest.param({}, ["device-1"], id="no allocationMode, no count: ExactCount 1"),
+        pytest.param({"allocationMode": "ExactCount", "count": 0}, ["device-1"], id="count 0 is 1"),
+        pytest.param({"allocationMode": "ExactCount", "count": None}, ["device-1"], id="count null is 1"),
+        pytest.param({"count": 2}, ["device-1", "device-2"], id="no allocationMode: ExactCount"),
+        pytest.param({"allocationMode": "All"}, ["device-1", "device-2", "device-3"], id="All keeps no count"),
+    ],
+)
+def test_requests_get_the_api_servers_defaults(exactly: dict[str, Any], want: list[str]) -> None:
+    """An undefaulted request (a simulated manifest) is read as the API server would default it."""
+    devices = [device(f"device-{i}", None, None) for i in range(1, 4)]
+    alloc = _allocator([sliceWithDevices(slice1, node1, pool1, driverA, *devices)])
+    claim = {"metadata": {"name": "c", "namespace": "default"}, "spec": {"devices": {"requests": [{"name": req0, "exactly": {"deviceClassName": classA, **exactly}}]}}}
+    results = alloc.allocate(node(node1, region1), [claim])
+    assert results is not None
+    assert [r["device"] for r in results[0]["devices"]["results"]] == want
+
+
+def test_first_available_subrequests_get_the_api_servers_defaults() -> None:
+    devices = [device(f"device-{i}", None, None) for i in range(1, 4)]
+    alloc = _allocator([sliceWithDevices(slice1, node1, pool1, driverA, *devices)])
+    sub = {"name": "sub-0", "deviceClassName": classA, "count": 0}
+    claim = {"metadata": {"name": "c", "namespace": "default"}, "spec": {"devices": {"requests": [{"name": req0, "firstAvailable": [sub]}]}}}
+    results = alloc.allocate(node(node1, region1), [claim])
+    assert results is not None
+    assert [(r["request"], r["device"]) for r in results[0]["devices"]["results"]] == [(f"{req0}/sub-0", "device-1")]

@@ -1,5 +1,13 @@
 """Requests and subrequests of a claim (Go's requestAccessor, requestData and
-validateDeviceRequest, allocator_incubating.go v0.36.3)."""
+validateDeviceRequest, allocator_incubating.go v0.36.3).
+
+Defaulting: Go's allocator does none; the API server applies ``SetDefaults_ExactDeviceRequest``
+and ``SetDefaults_DeviceSubRequest`` (pkg/apis/resource/v1/defaults.go) when a claim is created:
+an empty ``allocationMode`` is ``ExactCount``, and an ``ExactCount`` request's ``count`` of 0
+(or none) is 1. :class:`RequestView` applies the same rule when it reads a request, because the
+simulated cluster's claims are read from manifests that no API server defaulted; a claim from an
+API server already has both fields, so there it changes nothing. (Go's allocator given an
+undefaulted request would fail with ``unsupported count mode``.)"""
 
 from __future__ import annotations
 
@@ -28,8 +36,9 @@ class RequestView:
     def __init__(self, name: str, spec: Mapping[str, Any], sub: bool) -> None:
         self.name = name
         self.class_name: str = spec.get("deviceClassName") or ""
+        # the API server's defaulting (see the module's doc)
         self.mode: str = spec.get("allocationMode") or EXACT_COUNT
-        self.count: int = spec.get("count", 1) if self.mode == EXACT_COUNT else spec.get("count", 0)
+        self.count: int = (spec.get("count") or 1) if self.mode == EXACT_COUNT else (spec.get("count") or 0)
         aa = None if sub else spec.get("adminAccess")
         self.has_admin_access = aa is not None
         self.admin_access = bool(aa)
