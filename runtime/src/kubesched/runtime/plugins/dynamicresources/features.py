@@ -59,8 +59,13 @@ def allocator_features(fts: SchedulerFeatures) -> dict[str, bool]:
 def allocator_implementation(features: dict[str, bool]) -> str:
     """Which Go implementation ``structured.NewAllocator`` picks: the first of stable,
     incubating whose supported features cover the enabled ones. kubesched ports incubating
-    (``kubesched.runtime.dra.allocator``), which is a superset of stable and gives the same
-    results for stable's feature sets."""
+    (``kubesched.runtime.dra.allocator``) and runs it for every feature set. With 1.36's default
+    gates Go picks incubating too; with DRAConsumableCapacity and the binding-condition gates off
+    (``SchedulerFeatures.ga_only()``, not a default) Go picks stable, which does not sort: it
+    visits pools in Go's random map order and a pool's slices in listing order (pools_stable.go),
+    so the devices it allocates can differ from kubesched's (pools by driver and name, slices by
+    name) and from one Go run to the next. Whether a pod's claims fit a node does not (the search
+    is exhaustive), but what is left for later pods can."""
     enabled = {k for k, v in features.items() if v}
     if enabled <= _STABLE:
         return "stable"
