@@ -36,6 +36,7 @@ from kubesched.runtime.dra.allocator import (
     AllocatorError,
     AllocatorTimeout,
     FailedOnNode,
+    Features,
     add_allocated_claim,
 )
 from kubesched.runtime.dra.allocator.capacity import _calculate, _violates, consumed_capacity
@@ -290,3 +291,14 @@ def test_first_available_subrequests_get_the_api_servers_defaults() -> None:
     results = alloc.allocate(node(node1, region1), [claim])
     assert results is not None
     assert [(r["request"], r["device"]) for r in results[0]["devices"]["results"]] == [(f"{req0}/sub-0", "device-1")]
+
+
+@pytest.mark.parametrize(("partitionable", "fits"), [(False, False), (True, True)])
+def test_per_device_node_selection_false_is_set(partitionable: bool, fits: bool) -> None:
+    """Go skips a slice whose perDeviceNodeSelection is set at all (even false) when
+    PartitionableDevices is off (pools_incubating.go: ``PerDeviceNodeSelection != nil``); the
+    real Go allocator gives the same on this input."""
+    slc = sliceWithDevices(slice1, node1, pool1, driverA, device("device-1", None, None))
+    slc["spec"]["perDeviceNodeSelection"] = False
+    alloc = Allocator(Features(partitionable_devices=partitionable), AllocatedState(), {classA: class_(classA, driverA)}.get, [slc], Cache())
+    assert (alloc.allocate(node(node1, region1), [_claim("c", 1)]) is not None) is fits

@@ -101,6 +101,7 @@ class Slice:
         "node_name",
         "node_selector",
         "per_device",
+        "per_device_set",
         "pool",
         "raw",
         "shared_counters",
@@ -118,7 +119,9 @@ class Slice:
         self.node_name: str | None = spec.get("nodeName")
         self.all_nodes = bool(spec.get("allNodes"))
         self.node_selector: Mapping[str, Any] | None = spec.get("nodeSelector")
-        self.per_device = bool(spec.get("perDeviceNodeSelection"))
+        self.per_device = bool(spec.get("perDeviceNodeSelection"))  # ptr.Deref(..., false)
+        #: perDeviceNodeSelection != nil (even false): a slice skipped without PartitionableDevices
+        self.per_device_set = spec.get("perDeviceNodeSelection") is not None
         self.shared_counters: list[tuple[str, dict[str, Fraction]]] = [
             (c.get("name", ""), {n: Quantity.parse((v or {}).get("value", 0)).value for n, v in (c.get("counters") or {}).items()})
             for c in spec.get("sharedCounters") or ()
@@ -188,7 +191,7 @@ def gather_pools(
     of all slices for a pool that looks incomplete from the node)."""
     pools: dict[tuple[str, str], list[Slice]] = {}
     for s in slices_for_node:
-        if not features.partitionable_devices and (s.per_device or s.shared_counters):
+        if not features.partitionable_devices and (s.per_device_set or s.shared_counters):
             continue
         if not _relevant(s, node):
             continue
