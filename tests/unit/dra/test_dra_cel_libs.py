@@ -134,17 +134,16 @@ def test_runtime_error(case: tuple[str, str]) -> None:
 
 
 COMPILE_ERRORS = {
-    # Go's text names a member call's target as 'list(string).()'; the C++ checker writes '(list(string))'
-    "GoTestValidationExpressions/lists/sum-strings": "ERROR: <input>:1:15: found no matching overload for 'sum' applied to '(list(string))'\n"
+    "GoTestValidationExpressions/lists/sum-strings": "ERROR: <input>:1:15: found no matching overload for 'sum' applied to 'list(string).()'\n"
     " | ['a', 'b'].sum() == 'c'\n"
     " | ..............^",
-    "GoTestValidationExpressions/lists/min-lists": "ERROR: <input>:1:15: found no matching overload for 'min' applied to '(list(list(int)))'\n"
+    "GoTestValidationExpressions/lists/min-lists": "ERROR: <input>:1:15: found no matching overload for 'min' applied to 'list(list(int)).()'\n"
     " | [[1], [2]].min() == [1]\n"
     " | ..............^",
-    "GoTestValidationExpressions/lists/max-maps": "ERROR: <input>:1:25: found no matching overload for 'max' applied to '(list(map(string, int)))'\n"
+    "GoTestValidationExpressions/lists/max-maps": "ERROR: <input>:1:25: found no matching overload for 'max' applied to 'list(map(string, int)).()'\n"
     " | [{'a': 1}, {'b': 2}].max() == {'b': 2}\n"
     " | ........................^",
-    "regex/findAll-int-pattern": "ERROR: <input>:1:12: found no matching overload for 'findAll' applied to '(string, int)'\n"
+    "regex/findAll-int-pattern": "ERROR: <input>:1:12: found no matching overload for 'findAll' applied to 'string.(int)'\n"
     " | 'a'.findAll(1) == []\n"
     " | ...........^",
 }  # fmt: skip

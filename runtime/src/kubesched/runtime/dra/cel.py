@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 from collections import OrderedDict
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from functools import lru_cache
 from threading import Lock
 from typing import Any
@@ -33,13 +33,16 @@ from cel_expr_python.ext import ext_bindings, ext_strings
 from kubesched.sdk.quantity import QuantityError, parse_quantity
 
 from . import cellibs, celtypes
-from .celtypes import CelFunctionError, SemverError
+from .celtypes import SemverError
 
 __all__ = ["Cache", "CelError", "CompilationResult", "compile_expression"]
 
 _T = cel.Type
 _QUANTITY = _T.AbstractType("kubernetes.Quantity")
 _SEMVER = _T.AbstractType("kubernetes.Semver")
+#: an attribute's type where expressions are type-checked, as Go declares it (the binding names it ERROR)
+_ANY = _T("google.protobuf.Any")
+_NO_TYPE = _T.AbstractType("kubesched.NoSuchType")
 _SCALARS = {"string": _T.STRING, "int": _T.INT, "bool": _T.BOOL, "double": _T.DOUBLE}
 _FUNCTIONS = celtypes.QUANTITY_FUNCTIONS + celtypes.SEMVER_FUNCTIONS
 
@@ -48,21 +51,34 @@ class CelError(Exception):
     """A selector that did not compile or failed to evaluate; ``str()`` is Go's text after ``selector #N: ``."""
 
 
-def _variables(quantity: Any, bare: bool) -> dict[str, Any]:
+#: which `device` declarations an environment has: the typed fields only; also `device` itself; or only `device`
+LEAN, BARE, HAS = 0, 1, 2
+
+#: the bare `device` where expressions are type-checked: a map keyed by bool, so that the checker refuses
+#: `"driver" in device` and `device["driver"]` as Go's (an object type kubernetes.DRADevice) does
+_CHECK_DEVICE = _T.Map(_T.BOOL, _T.DYN)
+_CHECK_DEVICE_NAME = "map(bool, dyn)"
+
+
+def _variables(quantity: Any, attribute: Any, mode: int, device: Any) -> dict[str, Any]:
     # The fields of `device` are declared as qualified names, which the checker prefers, so `device.driver`
     # is typed and `device.driver == 1` does not compile. `device` alone (cel.bind(d, device, ...)) is a map,
     # declared only in the environments for the expressions that need it (it costs a second map per device).
-    bare_device = {"device": _T.Map(_T.STRING, _T.DYN)} if bare else {}
+    # The checker also takes `has(device.driver)` for the qualified name (giving the field's value), so an
+    # expression with has() on a field of `device` is checked where only `device` is declared (mode HAS).
+    bare_device = {"device": device} if mode != LEAN else {}
+    if mode == HAS:
+        return bare_device
     return {
         **bare_device,
         "device.driver": _T.STRING,
         "device.allowMultipleAllocations": _T.BOOL,
-        "device.attributes": _T.Map(_T.STRING, _T.Map(_T.STRING, _T.DYN)),
+        "device.attributes": _T.Map(_T.STRING, _T.Map(_T.STRING, attribute)),
         "device.capacity": _T.Map(_T.STRING, _T.Map(_T.STRING, quantity)),
     }
 
 
-def _check_env(bare: bool) -> Any:
+def _check_env(mode: int) -> Any:
     """Quantity and Semver as their own types: for type-checking only (values of them cannot be evaluated)."""
     kinds = {**_SCALARS, "Q": _QUANTITY, "S": _SEMVER}
     by_name: dict[str, list[Any]] = {}
@@ -70,9 +86,12 @@ def _check_env(bare: bool) -> Any:
         by_name.setdefault(name, []).append(
             cel.Overload(oid, kinds[result], [kinds[p] for p in params], is_member=member, impl=impl)
         )
+    # Go declares sign(q) only as a global; a member overload on a type no value has makes `q.sign()` Go's
+    # "found no matching overload" rather than the C++ checker's "undeclared reference".
+    by_name["sign"].append(cel.Overload("kubesched_no_member_sign", _T.INT, [_NO_TYPE], is_member=True))
     return cel.NewEnv(
         config=cel.NewEnvConfigFromYaml(cellibs.EXTENSIONS_CONFIG),
-        variables=_variables(_QUANTITY, bare),
+        variables=_variables(_QUANTITY, _ANY, mode, _CHECK_DEVICE),
         extensions=[ext_bindings.ExtBindings(), ext_strings.ExtStrings(2), _library(check=True)],
         functions=[cel.FunctionDecl(n, o) for n, o in by_name.items()],
     )
@@ -133,56 +152,35 @@ def _library(check: bool) -> Any:
     return cel.CelExtension("kubernetes", [cel.FunctionDecl(n, o) for n, o in by_name.items()])
 
 
-def _dispatch(impls: list[tuple[str, Callable[..., Any]]]) -> Callable[..., Any]:
-    """One runtime overload for a quantity and a semver overload with the same string signature."""
-    if len(impls) == 1:
-        return impls[0][1]
-    table = {celtypes.QUANTITY_TAG: dict(impls)["Q"], celtypes.SEMVER_TAG: dict(impls)["S"]}
-
-    def call(first: Any, *rest: Any) -> Any:
-        impl = table.get(first[:3]) if isinstance(first, str) else None
-        if impl is None:
-            raise CelFunctionError(celtypes.NO_SUCH_OVERLOAD)
-        return impl(first, *rest)
-
-    return call
-
-
-def _run_env(bare: bool) -> Any:
-    """Quantity and Semver as tagged strings: the environment expressions are evaluated in."""
-    kinds = {**_SCALARS, "Q": _T.STRING, "S": _T.STRING}
-    grouped: dict[tuple[str, bool, tuple[str, ...]], list[tuple[str, Any]]] = {}
-    results: dict[tuple[str, bool, tuple[str, ...]], str] = {}
-    for name, _oid, member, params, result, impl in _FUNCTIONS:
-        key = (name, member, tuple("string" if p in "QS" else p for p in params))
-        grouped.setdefault(key, []).append((params[0], impl))
-        results[key] = "string" if result in "QS" else result
+def _run_env(mode: int) -> Any:
+    """Quantities as lists and versions as tagged strings: the environment expressions are evaluated in."""
+    kinds = {**_SCALARS, "Q": _T.List(_T.DYN), "S": _T.STRING}
     by_name: dict[str, list[Any]] = {}
-    for key, impls in grouped.items():
-        name, member, params = key
-        oid = f"kubesched_{name}_{'_'.join(params)}"
+    for name, oid, member, params, result, impl in _FUNCTIONS:
         by_name.setdefault(name, []).append(
-            cel.Overload(oid, kinds[results[key]], [kinds[p] for p in params], is_member=member, impl=_dispatch(impls))
+            cel.Overload(f"kubesched_{oid}", kinds[result], [kinds[p] for p in params], is_member=member, impl=impl)
         )
     return cel.NewEnv(
         config=cel.NewEnvConfigFromYaml(cellibs.EXTENSIONS_CONFIG),
-        variables=_variables(_T.STRING, bare),
+        variables=_variables(_T.List(_T.DYN), _T.DYN, mode, _T.Map(_T.STRING, _T.DYN)),
         extensions=[ext_bindings.ExtBindings(), ext_strings.ExtStrings(2), _library(check=False)],
         functions=[cel.FunctionDecl(n, o) for n, o in by_name.items()],
     )
 
 
-#: (check, run) environments without and with the bare `device` map
-_ENVS: list[tuple[Any, Any]] = []
+#: (check, run) environments per mode (LEAN, BARE, HAS), built on first use
+_ENVS: dict[int, tuple[Any, Any]] = {}
 _ENV_LOCK = Lock()
 
 
-def _envs(bare: bool = False) -> tuple[Any, Any]:
-    if not _ENVS:
+def _envs(mode: int = LEAN) -> tuple[Any, Any]:
+    envs = _ENVS.get(mode)
+    if envs is None:
         with _ENV_LOCK:
-            if not _ENVS:
-                _ENVS.extend([(_check_env(False), _run_env(False)), (_check_env(True), _run_env(True))])
-    return _ENVS[bare]
+            envs = _ENVS.get(mode)
+            if envs is None:
+                envs = _ENVS[mode] = (_check_env(mode), _run_env(mode))
+    return envs
 
 
 _STATUS = re.compile(r"^[A-Z_]+: ")
@@ -197,7 +195,7 @@ def _strip_status(text: str) -> str:
 _GO_TYPE_NAMES = {
     "BOOL": "bool", "INT": "int", "UINT": "uint", "DOUBLE": "double", "STRING": "string", "BYTES": "bytes",
     "NULL": "null_type", "DYN": "dyn", "TIMESTAMP": "google.protobuf.Timestamp",
-    "DURATION": "google.protobuf.Duration", "ERROR": "error", "TYPE": "type",
+    "DURATION": "google.protobuf.Duration", "ERROR": "google.protobuf.Any", "TYPE": "type",
 }  # fmt: skip
 
 
@@ -212,9 +210,9 @@ def _go_type_name(name: str) -> str:
 def _split_params(text: str) -> list[str]:
     parts, depth, start = [], 0, 0
     for i, ch in enumerate(text):
-        if ch == "<":
+        if ch in "<(":
             depth += 1
-        elif ch == ">":
+        elif ch in ">)":
             depth -= 1
         elif ch == "," and depth == 0:
             parts.append(text[start:i].strip())
@@ -235,13 +233,16 @@ class CompilationResult:
     object). Each memo entry holds the device itself, so its ``id()`` cannot be reused while it is kept.
     """
 
-    __slots__ = ("_bare", "_memo", "_program", "error", "expression")
+    __slots__ = ("_domains", "_memo", "_mode", "_program", "error", "expression")
 
-    def __init__(self, expression: str, error: CelError | None, program: Any, bare: bool = False) -> None:
+    def __init__(
+        self, expression: str, error: CelError | None, program: Any, mode: int = LEAN, domains: tuple[str, ...] = ()
+    ) -> None:
         self.expression = expression
         self.error = error
         self._program = program
-        self._bare = bare
+        self._mode = mode
+        self._domains = domains
         self._memo: dict[tuple[int, str], tuple[Mapping[str, Any], bool, str | None]] = {}
 
     def __repr__(self) -> str:
@@ -262,7 +263,7 @@ class CompilationResult:
                 raise CelError(hit[2])
             return hit[1]
         try:
-            matches = _evaluate(self._program, _inputs(driver, device), self._bare)
+            matches = _evaluate(self._program, _inputs(driver, device), self._mode, self._domains)
         except CelError as err:
             self._remember(key, (device, False, str(err)))
             raise
@@ -284,30 +285,32 @@ class _Inputs:
         self.device = device
         self.driver = driver
         self.error: str | None = None
-        self.activations: list[Any] = [None, None]
+        self.activations: list[Any] = [None, None, None]
         self.multi = bool(device.get("allowMultipleAllocations") or False)
         try:
             self.attributes, self.capacity = _device_maps(driver, device)
         except CelError as err:
             self.error = str(err)
 
-    def activation(self, bare: bool) -> Any:
-        act = self.activations[bare]
+    def activation(self, mode: int) -> Any:
+        act = self.activations[mode]
         if act is None:
-            act = self.activations[bare] = _activation(self.driver, self.multi, self.attributes, self.capacity, bare)
+            act = self.activations[mode] = _activation(self.driver, self.multi, self.attributes, self.capacity, mode)
         return act
 
 
-def _activation(driver: str, multi: bool, attributes: dict[str, Any], capacity: dict[str, Any], bare: bool) -> Any:
-    data = {
-        "device.driver": driver,
-        "device.allowMultipleAllocations": multi,
-        "device.attributes": attributes,
-        "device.capacity": capacity,
-    }
-    if bare:
+def _activation(driver: str, multi: bool, attributes: dict[str, Any], capacity: dict[str, Any], mode: int) -> Any:
+    data: dict[str, Any] = {}
+    if mode != HAS:
+        data = {
+            "device.driver": driver,
+            "device.allowMultipleAllocations": multi,
+            "device.attributes": attributes,
+            "device.capacity": capacity,
+        }
+    if mode != LEAN:
         data["device"] = {"driver": driver, "allowMultipleAllocations": multi, "attributes": attributes, "capacity": capacity}
-    return _envs(bare)[1].Activation(data)
+    return _envs(mode)[1].Activation(data)
 
 
 _INPUTS: dict[tuple[int, str], _Inputs] = {}
@@ -325,11 +328,20 @@ def _inputs(driver: str, device: Mapping[str, Any]) -> _Inputs:
     return inputs
 
 
-def _evaluate(program: Any, inputs: _Inputs, bare: bool) -> bool:
+def _evaluate(program: Any, inputs: _Inputs, mode: int, domains: tuple[str, ...]) -> bool:
     if inputs.error is not None:
         raise CelError(inputs.error)
-    activation, attributes, capacity = inputs.activation(bare), inputs.attributes, inputs.capacity
+    activation, attributes, capacity = inputs.activation(mode), inputs.attributes, inputs.capacity
     added = 0
+    for domain in domains:  # the domains the expression names, present (empty) as Go's mapper.Find has them
+        if domain not in attributes or domain not in capacity:
+            if added == 0:
+                attributes, capacity = dict(attributes), dict(capacity)
+            attributes.setdefault(domain, {})
+            capacity.setdefault(domain, {})
+            added = 1
+    if added:
+        activation = _activation(inputs.driver, inputs.multi, attributes, capacity, mode)
     while True:
         try:
             result = program.eval(activation)
@@ -347,12 +359,12 @@ def _evaluate(program: Any, inputs: _Inputs, bare: bool) -> bool:
         key = missing.group(1)
         # Go's attributes and capacity maps give an empty map for a domain they lack (compile.go mapper.Find);
         # `in` and iteration still see only the real domains. Retry with the missing key as an empty domain.
-        if added < 8 and (key not in attributes or key not in capacity):
+        if added < 9 and (key not in attributes or key not in capacity):
             if added == 0:
                 attributes, capacity = dict(attributes), dict(capacity)
             attributes.setdefault(key, {})
             capacity.setdefault(key, {})
-            activation = _activation(inputs.driver, inputs.multi, attributes, capacity, bare)
+            activation = _activation(inputs.driver, inputs.multi, attributes, capacity, mode)
             added += 1
             continue
         raise CelError(f"CEL runtime error: no such key: {key}")
@@ -361,9 +373,19 @@ def _evaluate(program: Any, inputs: _Inputs, bare: bool) -> bool:
 _MISSING_KEY = re.compile(r'Key not found in map : "(.*)"', re.DOTALL)
 
 _GO_ERRORS = {"divide by zero": "division by zero"}
+#: C++ runtime texts with a cel-go counterpart (interpreter and common/types)
+_GO_PATTERNS = [
+    (re.compile(r"Index error: index=(-?\d+) size=\d+"), "index out of bounds: {0}"),
+    (re.compile(r"Key not found in map : (.*)", re.DOTALL), "no such key: {0}"),
+    (re.compile(r"No matching overloads found : (?:size\(.*\)|\(.*\)\.size\(\))"), "no such overload: size"),
+]
 
 
 def _go_error(text: str) -> str:
+    for pattern, go in _GO_PATTERNS:
+        m = pattern.fullmatch(text)
+        if m is not None:
+            return go.format(*m.groups())
     if text.startswith("No matching overloads found") or text.startswith("No matching overload"):
         return celtypes.NO_SUCH_OVERLOAD
     return _GO_ERRORS.get(text, text)
@@ -383,11 +405,13 @@ _NOT_BOOL = {
 
 
 def _not_bool(kind: str, result: Any) -> str:
-    if kind == "STRING":
-        value = result.value()
-        if value.startswith(celtypes.QUANTITY_TAG):
+    if kind.startswith("LIST"):
+        value = result.plain_value()
+        if len(value) == 3 and isinstance(value[0], str) and value[0].startswith(celtypes.QUANTITY_TAG):
             name, why = "kubernetes.Quantity", "type conversion error from 'Quantity' to 'bool'"
             return f"CEL result of type {name} could not be converted to bool: {why}"
+    if kind == "STRING":
+        value = result.value()
         if value.startswith(celtypes.SEMVER_TAG):
             name, why = "kubernetes.Semver", "type conversion error from 'Semver' to 'bool'"
             return f"CEL result of type {name} could not be converted to bool: {why}"
@@ -407,8 +431,8 @@ def _version_tag(text: str) -> str:
 
 
 @lru_cache(maxsize=4096)
-def _quantity_tag(value: Any) -> str:
-    return celtypes.quantity_tag(parse_quantity(value))
+def _quantity_tag(value: Any) -> list[object]:
+    return celtypes.quantity_tag(parse_quantity(value), celtypes.parse_form(value if isinstance(value, str) else str(value)))
 
 
 def _attribute_value(name: str, attr: Any) -> Any:
@@ -427,7 +451,7 @@ def _attribute_value(name: str, attr: Any) -> Any:
     raise CelError(f"CEL runtime error: attribute {name}: unsupported attribute value")
 
 
-def _capacity_value(name: str, cap: Any) -> str:
+def _capacity_value(name: str, cap: Any) -> list[object]:
     value = cap.get("value") if isinstance(cap, Mapping) else None
     try:
         return _quantity_tag(value)
@@ -448,32 +472,76 @@ def _device_maps(driver: str, device: Mapping[str, Any]) -> tuple[dict[str, Any]
     return attributes, capacity
 
 
+#: has() on a field of the bare `device` (checked in the HAS environment)
+_HAS_FIELD = re.compile(r"\bhas\s*\(\s*device\s*\.\s*(?:driver|allowMultipleAllocations|attributes|capacity)\s*\)")
+#: device.attributes / device.capacity, and what follows: an index with a constant key, a field, or else
+_MAPS = re.compile(
+    r"\bdevice\s*\.\s*(?:attributes|capacity)\b\s*"
+    r"""(?:\[\s*\??\s*(?:"([^"\\]*)"|'([^'\\]*)')\s*\]|\.\s*\??\s*([A-Za-z_]\w*)\b(?!\s*\()|(\[))?"""
+)
+
+
+def _named_domains(expression: str) -> tuple[str, ...]:
+    """The domains an expression looks up in device.attributes/capacity by constant name, when it uses those
+    maps only that way (so an empty domain added for each is invisible but to has(), [?d] and the lookup)."""
+    domains: list[str] = []
+    for m in _MAPS.finditer(expression):
+        name = m.group(1) if m.group(1) is not None else m.group(2) if m.group(2) is not None else m.group(3)
+        if name is None:
+            if m.group(4) is None:  # `in`, size(), iteration, cel.bind, ...: the real domains count
+                return ()
+            continue  # a computed key: the retry in _evaluate covers a failed lookup
+        if name not in domains:
+            domains.append(name)
+    return tuple(domains)
+
+
 def compile_expression(expression: str) -> CompilationResult:
     """Compile a selector (uncached), as Go's ``CompileCELExpression`` with the stored-expressions environment."""
-    bare = False
+    mode = HAS if _HAS_FIELD.search(expression) else LEAN
     try:
-        checked = _envs(False)[0].compile(expression)
+        checked = _envs(mode)[0].compile(expression)
     except RuntimeError as lean_err:
-        if "undeclared reference to 'device'" not in str(lean_err):
-            return CompilationResult(expression, _compile_error(lean_err), None)
-        bare = True
+        if mode == HAS or "undeclared reference to 'device'" not in str(lean_err):
+            return CompilationResult(expression, _compile_error(lean_err, expression), None)
+        mode = BARE
         try:
-            checked = _envs(True)[0].compile(expression)
+            checked = _envs(mode)[0].compile(expression)
         except RuntimeError as err:
-            return CompilationResult(expression, _compile_error(err), None)
+            return CompilationResult(expression, _compile_error(err, expression), None)
     out = checked.return_type().name()
-    if out not in ("BOOL", "DYN"):
+    # Go (compile.go) accepts bool and google.protobuf.Any (an attribute), and dyn only with DRAListTypeAttributes
+    # (off in 1.36). The binding names Any "ERROR"; a checked expression has no error type otherwise.
+    if out not in ("BOOL", "ERROR"):
         text = f"must evaluate to bool or the unknown type, not {_go_type_name(out)}"
         return CompilationResult(expression, CelError(f"CEL compile error: {text}"), None)
     try:
-        program = _envs(bare)[1].compile(expression)
+        program = _envs(mode)[1].compile(expression)
     except RuntimeError as err:  # pragma: no cover - what the checker accepts, the runtime environment accepts
-        return CompilationResult(expression, _compile_error(err), None)
-    return CompilationResult(expression, None, program, bare)
+        return CompilationResult(expression, _compile_error(err, expression), None)
+    return CompilationResult(expression, None, program, mode, _named_domains(expression))
 
 
-def _compile_error(err: RuntimeError) -> CelError:
-    return CelError(f"CEL compile error: compilation failed: {_strip_status(str(err))}")
+_NO_OVERLOAD = re.compile(r"ERROR: <input>:(\d+):(\d+): found no matching overload for '([^']*)' applied to '\((.*)\)'$")
+
+
+def _compile_error(err: RuntimeError, expression: str) -> CelError:
+    lines = _strip_status(str(err)).split("\n")
+    source = expression.split("\n")
+    for i, line in enumerate(lines):
+        m = _NO_OVERLOAD.match(line)
+        if m is None:
+            continue
+        # cel-go writes a member call's argument types as 'target.(args)', the C++ checker '(target, args)'
+        row, col, name, args = int(m.group(1)), int(m.group(2)), m.group(3), m.group(4)
+        before = source[row - 1][: col - 1].rstrip() if row <= len(source) else ""
+        if before.endswith(name) and before[: -len(name)].rstrip().endswith("."):
+            target, *rest = _split_params(args)
+            args = f"{target}.({', '.join(rest)})"
+        else:
+            args = f"({args})"
+        lines[i] = f"{line[: m.start(4) - 1]}{args}'".replace(_CHECK_DEVICE_NAME, "kubernetes.DRADevice")
+    return CelError(f"CEL compile error: compilation failed: {chr(10).join(lines)}")
 
 
 class Cache:

@@ -1,11 +1,16 @@
 """Kubernetes' CEL quantity and semver libraries (apiserver@v0.36.3 pkg/cel/library quantity.go, semverlib.go).
 
-The CEL runtime kubesched uses takes no opaque Python values, so a quantity or a version travels through
-an expression as a tagged canonical string: ``"\\ue000q:<numerator>/<denominator>"`` for a quantity and
-``"\\ue000v:<major>.<minor>.<patch>[-<pre>]"`` for a version. Canonical means that CEL's ``==`` on two of
-them is Go's ``Quantity.Equal`` (``Cmp == 0``) and ``Semver.Equal`` (``EQ``: build metadata ignored).
-The functions below are the library's overloads on those strings; a plain string (or another tag) where a
-quantity or a version belongs is Go's ``no such overload``.
+The CEL runtime kubesched uses takes no opaque Python values, so a version travels through an expression
+as the tagged canonical string ``"\\ue000v:<major>.<minor>.<patch>[-<pre>]"`` and a quantity as the list
+``["\\ue000q:<numerator>/<denominator>", m1, m2]``. Canonical means that CEL's ``==`` on two of them is Go's
+``Quantity.Equal`` (``Cmp == 0``) and ``Semver.Equal`` (``EQ``: build metadata ignored). A quantity's two
+markers are ``0`` or ``0.0``: CEL's heterogeneous equality finds them equal, so ``==`` still compares the value
+only, while their types keep what Go's ``isInteger``/``asInteger`` look at besides the value, the form Go's
+``ParseQuantity`` and ``Add``/``Sub`` left the quantity in (``AsInt64``: an inf.Dec is never an integer, an
+int64Amount is one when its scale is not negative and the value fits): ``(0, 0)`` an int64Amount with scale
+>= 0, ``(0.0, 0)`` one with a negative scale (``"1000m"``, ``"1.0"``), ``(0.0, 0.0)`` an inf.Dec
+(``"1.5Ki"``, ``"0.1n"``). The functions below are the library's overloads on those values; a plain string
+(or another tag) where a quantity or a version belongs is Go's ``no such overload``.
 """
 
 from __future__ import annotations
@@ -16,6 +21,9 @@ from functools import lru_cache
 from kubesched.sdk.quantity import FORMAT_WRONG, SUFFIX_WRONG, QuantityError, parse_quantity
 
 __all__ = [
+    "DEC",
+    "NEGATIVE_SCALE",
+    "POSITIVE_SCALE",
     "QUANTITY_FUNCTIONS",
     "QUANTITY_TAG",
     "SEMVER_FUNCTIONS",
@@ -24,7 +32,9 @@ __all__ = [
     "SemverError",
     "go_quote",
     "normalize_and_parse_semver",
+    "parse_form",
     "parse_semver",
+    "quantity_form",
     "quantity_tag",
     "quantity_value",
     "semver_parts",
@@ -77,15 +87,74 @@ def go_quote(s: str) -> str:
 # ---- quantity -------------------------------------------------------------------------------------
 
 
-def quantity_tag(value: Fraction) -> str:
-    return f"{QUANTITY_TAG}{value.numerator}/{value.denominator}"
+#: the forms a Go Quantity takes (its representation, which AsInt64 depends on), and their markers
+POSITIVE_SCALE, NEGATIVE_SCALE, DEC = 0, 1, 2
+_MARKERS = {POSITIVE_SCALE: (0, 0), NEGATIVE_SCALE: (0.0, 0), DEC: (0.0, 0.0)}
+
+Quantity = list[object]
+
+
+def quantity_tag(value: Fraction, form: int = POSITIVE_SCALE) -> Quantity:
+    """A quantity's runtime value: its tag and the markers of its form."""
+    return [f"{QUANTITY_TAG}{value.numerator}/{value.denominator}", *_MARKERS[form]]
+
+
+def _is_quantity(tag: object) -> bool:
+    return isinstance(tag, list) and len(tag) == 3 and isinstance(tag[0], str) and tag[0].startswith(QUANTITY_TAG)
 
 
 def quantity_value(tag: object) -> Fraction:
-    """The Fraction a quantity tag holds; ``no such overload`` for anything else."""
-    if isinstance(tag, str) and tag.startswith(QUANTITY_TAG):
-        return _fraction(tag)
+    """The Fraction a quantity holds; ``no such overload`` for anything else."""
+    if _is_quantity(tag):
+        return _fraction(tag[0])  # type: ignore[index]
     raise CelFunctionError(NO_SUCH_OVERLOAD)
+
+
+def quantity_form(tag: object) -> int:
+    """The form (POSITIVE_SCALE, NEGATIVE_SCALE or DEC) a quantity's markers keep."""
+    if not _is_quantity(tag):
+        raise CelFunctionError(NO_SUCH_OVERLOAD)
+    m1, m2 = tag[1], tag[2]  # type: ignore[index]
+    return POSITIVE_SCALE if type(m1) is int else NEGATIVE_SCALE if type(m2) is int else DEC
+
+
+_DECIMAL_SUFFIXES = {"": 0, "n": -9, "u": -6, "m": -3, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
+_BINARY_SUFFIXES = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60}
+_MAX_INT64_FACTORS = 18
+
+
+def parse_form(text: str) -> int:
+    """The form apimachinery's ``ParseQuantity`` gives a quantity ``text`` (which parses): its int64Amount
+    fast path (scale sign) or an inf.Dec."""
+    if text == "0":
+        return POSITIVE_SCALE
+    body = text[1:] if text[:1] in "+-" else text
+    body = body.lstrip("0")
+    i = 0
+    while i < len(body) and body[i] in _DIGITS:
+        i += 1
+    num, rest = body[:i] or "0", body[i:]
+    denom = ""
+    if rest.startswith("."):
+        j = 1
+        while j < len(rest) and rest[j] in _DIGITS:
+            j += 1
+        denom, rest = rest[1:j], rest[j:]
+    if rest in _DECIMAL_SUFFIXES or rest[:1] in "eE":
+        exponent = _DECIMAL_SUFFIXES[rest] if rest in _DECIMAL_SUFFIXES else int(rest[1:])
+        if _MAX_INT64_FACTORS - len(num) - len(denom) < 0:
+            return DEC
+        scale = exponent - len(denom)
+    else:
+        exponent = _BINARY_SUFFIXES[rest]
+        if denom or 15 - len(num) - int(exponent * 3 / 10) - 1 < 0:
+            return DEC
+        if int(num) << exponent > _INT64_MAX:
+            return DEC
+        scale = 0
+    if scale < -9:
+        return DEC
+    return POSITIVE_SCALE if scale >= 0 else NEGATIVE_SCALE
 
 
 @lru_cache(maxsize=4096)
@@ -111,19 +180,13 @@ def _string(arg: object) -> str:
     return arg
 
 
-def _int(arg: object) -> int:
-    if not isinstance(arg, int) or isinstance(arg, bool):
-        raise CelFunctionError(NO_SUCH_OVERLOAD)
-    return arg
-
-
-def q_quantity(arg: object) -> str:
+def q_quantity(arg: object) -> Quantity:
     return _quantity(_string(arg))
 
 
 @lru_cache(maxsize=4096)
-def _quantity(text: str) -> str:
-    return quantity_tag(_parse_quantity(text))
+def _quantity(text: str) -> Quantity:
+    return quantity_tag(_parse_quantity(text), parse_form(text))
 
 
 def q_is_quantity(arg: object) -> bool:
@@ -162,31 +225,58 @@ def q_as_approximate_float(arg: object) -> float:
         return float("inf") if value > 0 else float("-inf")
 
 
-def _as_int64(value: Fraction) -> int | None:
-    if value.denominator != 1 or not _INT64_MIN <= value.numerator <= _INT64_MAX:
+def _as_int64(arg: object) -> int | None:
+    """apimachinery's ``Quantity.AsInt64``: an inf.Dec or a negative scale is not an integer (whatever the value)."""
+    value = quantity_value(arg)
+    if quantity_form(arg) != POSITIVE_SCALE or value.denominator != 1:
+        return None
+    if not _INT64_MIN <= value.numerator <= _INT64_MAX:
         return None
     return value.numerator
 
 
 def q_is_integer(arg: object) -> bool:
-    return _as_int64(quantity_value(arg)) is not None
+    return _as_int64(arg) is not None
 
 
 def q_as_integer(arg: object) -> int:
-    value = _as_int64(quantity_value(arg))
+    value = _as_int64(arg)
     if value is None:
         raise CelFunctionError("cannot convert value to integer")
     return value
 
 
-def q_add(a: object, b: object) -> str:
-    other = Fraction(_int(b)) if isinstance(b, int) else quantity_value(b)
-    return quantity_tag(quantity_value(a) + other)
+def _add(a: object, b: object, negate: bool) -> Quantity:
+    """Go's ``Quantity.Add``/``Sub`` on a copy: int64Amount arithmetic (the smaller scale; a zero operand
+    takes the other's form) unless an operand is an inf.Dec or the int64 overflows, then an inf.Dec."""
+    x = quantity_value(a)
+    if isinstance(b, int) and not isinstance(b, bool):
+        y, y_form = Fraction(b), POSITIVE_SCALE  # resource.NewQuantity(b, DecimalExponent)
+    else:
+        y, y_form = quantity_value(b), quantity_form(b)
+    x_form = quantity_form(a)
+    result = x - y if negate else x + y
+    if DEC in (x_form, y_form):
+        form = DEC
+    elif y == 0:
+        form = x_form
+    elif x == 0:
+        form = y_form
+    else:
+        form = max(x_form, y_form)
+        # the sum at the smaller scale must fit an int64 (exact for scales >= 0 up to an intermediate
+        # overflow of an operand above 2^63 that the other cancels, which Go turns into an inf.Dec)
+        if form == POSITIVE_SCALE and not _INT64_MIN <= result <= _INT64_MAX:
+            form = DEC
+    return quantity_tag(result, form)
 
 
-def q_sub(a: object, b: object) -> str:
-    other = Fraction(_int(b)) if isinstance(b, int) else quantity_value(b)
-    return quantity_tag(quantity_value(a) - other)
+def q_add(a: object, b: object) -> Quantity:
+    return _add(a, b, False)
+
+
+def q_sub(a: object, b: object) -> Quantity:
+    return _add(a, b, True)
 
 
 # ---- semver ---------------------------------------------------------------------------------------
@@ -360,7 +450,7 @@ def s_compare_to(a: object, b: object) -> int:
 QUANTITY_FUNCTIONS = [
     ("quantity", "string_to_quantity", False, ("string",), "Q", q_quantity),
     ("isQuantity", "is_quantity_string", False, ("string",), "bool", q_is_quantity),
-    ("sign", "quantity_sign", True, ("Q",), "int", q_sign),
+    ("sign", "quantity_sign", False, ("Q",), "int", q_sign),
     ("isGreaterThan", "quantity_is_greater_than", True, ("Q", "Q"), "bool", q_is_greater_than),
     ("isLessThan", "quantity_is_less_than", True, ("Q", "Q"), "bool", q_is_less_than),
     ("compareTo", "quantity_compare_to", True, ("Q", "Q"), "int", q_compare_to),
