@@ -302,3 +302,82 @@ def test_per_device_node_selection_false_is_set(partitionable: bool, fits: bool)
     slc["spec"]["perDeviceNodeSelection"] = False
     alloc = Allocator(Features(partitionable_devices=partitionable), AllocatedState(), {classA: class_(classA, driverA)}.get, [slc], Cache())
     assert (alloc.allocate(node(node1, region1), [_claim("c", 1)]) is not None) is fits
+
+
+_GO_SELECTOR_ERRORS = [
+    pytest.param(
+        {"nodeSelectorTerms": [{"matchExpressions": [{"key": "a", "operator": "Bad", "values": ["x"]}]}]},
+        "&NodeSelector{NodeSelectorTerms:[]NodeSelectorTerm{NodeSelectorTerm{MatchExpressions:[]NodeSelectorRequirement{NodeSelectorRequirement{Key:a,Operator:Bad,Values:[x],},},"
+        'MatchFields:[]NodeSelectorRequirement{},},},}: nodeSelectorTerms[0].matchExpressions[0].operator: Unsupported value: "Bad": supported values: "In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"',
+        id="operator",
+    ),
+    pytest.param(
+        {"nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["x", "y"]}]}]},
+        "&NodeSelector{NodeSelectorTerms:[]NodeSelectorTerm{NodeSelectorTerm{MatchExpressions:[]NodeSelectorRequirement{},MatchFields:[]NodeSelectorRequirement{NodeSelectorRequirement{Key:metadata.name,Operator:In,Values:[x y],},},},},}: "
+        'nodeSelectorTerms[0].matchFields[0].values: Invalid value: ["x","y"]: must have one element',
+        id="field values",
+    ),
+    pytest.param(
+        {"nodeSelectorTerms": [{"matchExpressions": [{"key": "-bad key", "operator": "In", "values": ["x"]}]}]},
+        "&NodeSelector{NodeSelectorTerms:[]NodeSelectorTerm{NodeSelectorTerm{MatchExpressions:[]NodeSelectorRequirement{NodeSelectorRequirement{Key:-bad key,Operator:In,Values:[x],},},MatchFields:[]NodeSelectorRequirement{},},},}: "
+        "nodeSelectorTerms[0].matchExpressions[0].key: Invalid value: \"-bad key\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
+        "alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
+        id="label key",
+    ),
+    pytest.param(
+        {
+            "nodeSelectorTerms": [
+                {"matchExpressions": [{"key": "a", "operator": "Gt", "values": ["x"]}, {"key": "b", "operator": "Exists", "values": ["x"]}], "matchFields": [{"key": "foo", "operator": "Exists"}]},
+                {},
+                {"matchExpressions": [{"key": "a", "operator": "In", "values": []}]},
+            ]
+        },
+        "&NodeSelector{NodeSelectorTerms:[]NodeSelectorTerm{NodeSelectorTerm{MatchExpressions:[]NodeSelectorRequirement{NodeSelectorRequirement{Key:a,Operator:Gt,Values:[x],},"
+        "NodeSelectorRequirement{Key:b,Operator:Exists,Values:[x],},},MatchFields:[]NodeSelectorRequirement{NodeSelectorRequirement{Key:foo,Operator:Exists,Values:[],},},},"
+        "NodeSelectorTerm{MatchExpressions:[]NodeSelectorRequirement{},MatchFields:[]NodeSelectorRequirement{},},NodeSelectorTerm{MatchExpressions:[]NodeSelectorRequirement{"
+        "NodeSelectorRequirement{Key:a,Operator:In,Values:[],},},MatchFields:[]NodeSelectorRequirement{},},},}: "
+        "[nodeSelectorTerms[0].matchExpressions[0].values[0]: Invalid value: \"x\": for 'Gt', 'Lt' operators, the value must be an integer, "
+        'nodeSelectorTerms[0].matchExpressions[1].values: Invalid value: ["x"]: values set must be empty for exists and does not exist, '
+        'nodeSelectorTerms[0].matchFields[0].operator: Unsupported value: "Exists": supported values: "In", "NotIn", '
+        "nodeSelectorTerms[2].matchExpressions[0].values: Invalid value: []: for 'in', 'notin' operators, values set can't be empty]",
+        id="several",
+    ),
+]
+
+
+@pytest.mark.parametrize(("selector", "text"), _GO_SELECTOR_ERRORS)
+def test_slice_node_selector_errors_are_gos(selector: dict[str, Any], text: str) -> None:
+    """The real Go allocator's error for a slice whose node selector does not parse."""
+    slc = sliceWithDevices(slice1, node1, pool1, driverA, device("device-1", None, None))
+    del slc["spec"]["nodeName"]
+    slc["spec"]["nodeSelector"] = selector
+    with pytest.raises(AllocatorError) as info:
+        _allocator([slc]).allocate(node(node1, region1), [_claim("c", 1)])
+    assert str(info.value) == f"gather pool information: failed to perform node selection for slice {slice1}: failed to parse node selector {text}"
+
+
+def test_device_node_selector_error_names_the_device() -> None:
+    """Go prints the whole Device here (Device.String()); kubesched names it (pools.py's doc)."""
+    dev = device("device-1", None, None)
+    dev["nodeSelector"] = {"nodeSelectorTerms": [{"matchExpressions": [{"key": "a", "operator": "Bad", "values": ["x"]}]}]}
+    slc = sliceWithDevices(slice1, node1, pool1, driverA, dev)
+    del slc["spec"]["nodeName"]
+    slc["spec"]["perDeviceNodeSelection"] = True
+    with pytest.raises(AllocatorError) as info:
+        _allocator([slc]).allocate(node(node1, region1), [_claim("c", 1)])
+    assert str(info.value).startswith(f"gather pool information: failed to perform node selection for device device-1 in slice {slice1}: failed to parse node selector &NodeSelector{{")
+
+
+@pytest.mark.parametrize(
+    ("selector", "fits"),
+    [
+        pytest.param({"nodeSelectorTerms": [{"matchFields": [{"key": "foo", "operator": "In", "values": [node1]}]}]}, False, id="other field matches nothing"),
+        pytest.param({"nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "NotIn", "values": ["node-2"]}]}]}, True, id="NotIn name"),
+        pytest.param({"nodeSelectorTerms": []}, False, id="no terms"),
+    ],
+)
+def test_slice_node_selector_matches_as_go(selector: dict[str, Any], fits: bool) -> None:
+    slc = sliceWithDevices(slice1, node1, pool1, driverA, device("device-1", None, None))
+    del slc["spec"]["nodeName"]
+    slc["spec"]["nodeSelector"] = selector
+    assert (_allocator([slc]).allocate(node(node1, region1), [_claim("c", 1)]) is not None) is fits

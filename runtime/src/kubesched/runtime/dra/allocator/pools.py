@@ -5,6 +5,13 @@ parsed once); ``GatherPools`` keeps the newest generation of each pool, marks po
 (not all ``resourceSliceCount`` slices seen) or invalid (duplicate device names, a counter set
 that does not exist, ...), sorts pools by (driver, pool) and slices by name, and puts pools with
 binding conditions last.
+
+Node selectors (a slice's ``nodeSelector``, a device's with ``perDeviceNodeSelection``) are parsed
+once per object by the NodeAffinity plugin's port of component-helpers' ``nodeaffinity``, so they
+match and fail as Go's ``NewNodeSelector`` does (an invalid label key is an error, a field other
+than ``metadata.name`` matches nothing); the error names the selector as ``NodeSelector.String()``
+prints it. One text differs from Go: for a device's selector Go's error prints the whole device
+(``Device.String()``, every field) where kubesched names it (``device gpu-0 in slice s``).
 """
 
 from __future__ import annotations
@@ -14,7 +21,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from kubesched.sdk.selectors import InvalidObjectError, NodeSelector
+from kubesched.runtime.plugins.nodeaffinity import _aggregate, _NodeSelector
 
 from .types import AllocatorError, Features, Quantity
 
@@ -65,6 +72,7 @@ class Device:
         "name",
         "node_name",
         "node_selector",
+        "parsed_selector",
         "raw",
         "taints",
     )
@@ -86,6 +94,7 @@ class Device:
         self.node_name: str | None = raw.get("nodeName")
         self.all_nodes = bool(raw.get("allNodes"))
         self.node_selector: Mapping[str, Any] | None = raw.get("nodeSelector")
+        self.parsed_selector: tuple[_NodeSelector, str] | None = None
 
 
 class Slice:
@@ -100,6 +109,7 @@ class Slice:
         "name",
         "node_name",
         "node_selector",
+        "parsed_selector",
         "per_device",
         "per_device_set",
         "pool",
@@ -119,6 +129,7 @@ class Slice:
         self.node_name: str | None = spec.get("nodeName")
         self.all_nodes = bool(spec.get("allNodes"))
         self.node_selector: Mapping[str, Any] | None = spec.get("nodeSelector")
+        self.parsed_selector: tuple[_NodeSelector, str] | None = None
         self.per_device = bool(spec.get("perDeviceNodeSelection"))  # ptr.Deref(..., false)
         #: perDeviceNodeSelection != nil (even false): a slice skipped without PartitionableDevices
         self.per_device_set = spec.get("perDeviceNodeSelection") is not None
@@ -144,23 +155,45 @@ class Pool:
         return f"{self.driver}/{self.pool}"
 
 
+def _values_text(values: Any) -> str:
+    return "[" + " ".join(str(v) for v in values) + "]" if isinstance(values, list) else f"{values}"
+
+
+def _requirements_text(reqs: Any) -> str:
+    out = "[]NodeSelectorRequirement{"
+    for r in reqs if isinstance(reqs, list) else ():
+        r = r if isinstance(r, Mapping) else {}
+        out += f"NodeSelectorRequirement{{Key:{r.get('key') or ''},Operator:{r.get('operator') or ''},Values:{_values_text(r.get('values') or [])},}},"
+    return out + "}"
+
+
 def _selector_text(sel: Mapping[str, Any]) -> str:
-    return str(dict(sel))
+    """v1.NodeSelector.String() (the generated protobuf text)."""
+    terms = "[]NodeSelectorTerm{"
+    for t in sel.get("nodeSelectorTerms") or () if isinstance(sel, Mapping) else ():
+        t = t if isinstance(t, Mapping) else {}
+        terms += f"NodeSelectorTerm{{MatchExpressions:{_requirements_text(t.get('matchExpressions'))},MatchFields:{_requirements_text(t.get('matchFields'))},}},"
+    return f"&NodeSelector{{NodeSelectorTerms:{terms}}},}}"
 
 
-def node_matches(node: Mapping[str, Any] | None, node_name: str | None, all_nodes: bool, selector: Mapping[str, Any] | None) -> bool:
-    """Go's NodeMatches."""
+def node_matches(node: Mapping[str, Any] | None, obj: Slice | Device) -> bool:
+    """Go's NodeMatches for a slice's or a device's node selection; a node selector is parsed
+    once per object, as component-helpers' nodeaffinity.NewNodeSelector (its error texts)."""
     meta = (node or {}).get("metadata") or {}
-    if node_name:
-        return node is not None and meta.get("name") == node_name
-    if all_nodes:
+    if obj.node_name:
+        return node is not None and meta.get("name") == obj.node_name
+    if obj.all_nodes:
         return True
+    selector = obj.node_selector
     if selector is not None:
-        try:
-            parsed = NodeSelector.parse(selector)
-        except InvalidObjectError as e:
-            raise AllocatorError(f"failed to parse node selector {_selector_text(selector)}: {e}") from e
-        return parsed.matches(meta.get("labels") or {}, meta.get("name", ""))
+        parsed = obj.parsed_selector
+        if parsed is None:
+            sel = _NodeSelector(selector)
+            errors = sel.parse_errors()
+            parsed = obj.parsed_selector = (sel, f"failed to parse node selector {_selector_text(selector)}: {_aggregate(errors)}" if errors else "")
+        if parsed[1]:
+            raise AllocatorError(parsed[1])
+        return parsed[0].matches(meta.get("labels") or {}, meta.get("name", ""))
     return False
 
 
@@ -170,13 +203,13 @@ def _relevant(s: Slice, node: Mapping[str, Any]) -> bool | None:
         return True
     if s.node_name or s.all_nodes or s.node_selector is not None:
         try:
-            return node_matches(node, s.node_name, s.all_nodes, s.node_selector)
+            return node_matches(node, s)
         except AllocatorError as e:
             raise AllocatorError(f"failed to perform node selection for slice {s.name}: {e}") from e
     if s.per_device:
         for d in s.devices:
             try:
-                if node_matches(node, d.node_name, d.all_nodes, d.node_selector):
+                if node_matches(node, d):
                     return True
             except AllocatorError as e:
                 raise AllocatorError(f"failed to perform node selection for device {d.name} in slice {s.name}: {e}") from e

@@ -121,7 +121,7 @@ class Search:
         if ok:
             ok = self._selectors_match(key[0], device, slc.driver, None, data.request.selectors)
         if ok and slc.per_device:
-            ok = node_matches(self.node, device.node_name, device.all_nodes, device.node_selector)
+            ok = node_matches(self.node, device)
         self.matches[mkey] = ok
         return ok
 
