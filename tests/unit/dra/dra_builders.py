@@ -7,11 +7,9 @@ from __future__ import annotations
 
 import json
 from copy import deepcopy
-from fractions import Fraction
 from typing import Any
 
 from kubesched.runtime.dra.allocator import Features as _Features
-from kubesched.sdk.quantity import parse_quantity
 
 region1, region2 = "region-1", "region-2"
 node1, node2 = "node-1", "node-2"
@@ -409,8 +407,10 @@ def allocationResult(selector: dict[str, Any] | None, *results: dict[str, Any]) 
 
 
 def allocationResultWithConfig(selector: dict[str, Any] | None, driver: str, source: str, attribute: str, *results: dict[str, Any]) -> dict[str, Any]:
+    """A plain AllocationResult (Go compares it with DeepEqual: order included): marked ``_exact``."""
     out = allocationResult(selector, *results)
     out["devices"]["config"] = [{"source": source, **deviceConfiguration(driver, attribute)}]
+    out[EXACT] = True
     return out
 
 
@@ -418,6 +418,7 @@ def allocationResultWithConfigs(selector: dict[str, Any] | None, results: list[d
     out = allocationResult(selector, *results)
     if configs:
         out["devices"]["config"] = configs
+    out[EXACT] = True
     return out
 
 
@@ -426,6 +427,9 @@ def case(**fields: Any) -> dict[str, Any]:
 
 
 # --- comparing results as Go's test does -------------------------------------------------
+
+#: marks an expected AllocationResult that Go compares with DeepEqual (allocationResultWithConfig(s))
+EXACT = "_exact"
 
 
 def _norm_selector(sel: dict[str, Any] | None) -> Any:
@@ -442,24 +446,49 @@ def _norm_selector(sel: dict[str, Any] | None) -> Any:
     return sorted(json.dumps(t, sort_keys=True) for t in terms)
 
 
-def _q(v: Any) -> str:
-    return str(Fraction(parse_quantity(v)))
+def _device_result(r: dict[str, Any]) -> str:
+    """One device result as Go's Equal sees it: every field, quantities by their text (Go's
+    DeepEqual compares a Quantity's representation), the shareID replaced."""
+    r = dict(r)
+    if r.get("shareID") is not None:
+        r["shareID"] = fixedShareID
+    if r.get("consumedCapacity"):
+        r["consumedCapacity"] = {k: str(v) for k, v in r["consumedCapacity"].items()}
+    return json.dumps(r, sort_keys=True)
 
 
-def normalize(result: dict[str, Any]) -> str:
-    """One AllocationResult as a canonical string: results in any order (gomega.ConsistOf),
-    the node selector's terms, requirements and values in any order, quantities by value, and
-    any shareID replaced by the fixed one (as Go's test does)."""
-    devices = result.get("devices") or {}
-    results = []
-    for r in devices.get("results") or []:
-        r = dict(r)
-        if r.get("shareID") is not None:
-            r["shareID"] = fixedShareID
-        if r.get("consumedCapacity"):
-            r["consumedCapacity"] = {k: _q(v) for k, v in r["consumedCapacity"].items()}
-        results.append(json.dumps(r, sort_keys=True))
-    return json.dumps(
-        {"results": sorted(results), "config": devices.get("config"), "nodeSelector": _norm_selector(result.get("nodeSelector"))},
-        sort_keys=True,
+def result_matches(actual: dict[str, Any], expected: dict[str, Any]) -> bool:
+    """Go's matcher for one expected AllocationResult: DeepEqual for allocationResultWithConfig(s)
+    (results, config and node selector in order), else allocationResult's gstruct matcher
+    (results in any order, no config, node selector terms, requirements and values in any order,
+    no allocationTimestamp)."""
+    devices = actual.get("devices") or {}
+    want_devices = expected.get("devices") or {}
+    got_results = [_device_result(r) for r in devices.get("results") or []]
+    want_results = [_device_result(r) for r in want_devices.get("results") or []]
+    if expected.get(EXACT):
+        rest = {k: v for k, v in actual.items() if k != "devices"}
+        want_rest = {k: v for k, v in expected.items() if k not in ("devices", EXACT)}
+        other = {k: v for k, v in devices.items() if k != "results"}
+        want_other = {k: v for k, v in want_devices.items() if k != "results"}
+        return got_results == want_results and other == want_other and rest == want_rest
+    return (
+        sorted(got_results) == sorted(want_results)
+        and not devices.get("config")
+        and set(devices) <= {"results", "config"}
+        and set(actual) <= {"devices", "nodeSelector"}
+        and _norm_selector(actual.get("nodeSelector")) == _norm_selector(expected.get("nodeSelector"))
     )
+
+
+def consist_of(actual: list[dict[str, Any]], expected: list[dict[str, Any]]) -> bool:
+    """gomega.ConsistOf(expected...): each expected matches a different actual, none left over."""
+    if len(actual) != len(expected):
+        return False
+
+    def assign(i: int, used: frozenset[int]) -> bool:
+        if i == len(expected):
+            return True
+        return any(j not in used and result_matches(actual[j], expected[i]) and assign(i + 1, used | {j}) for j in range(len(actual)))
+
+    return assign(0, frozenset())
