@@ -5,17 +5,31 @@ The environment is the apiserver's base environment as far as the CEL runtime (G
 Kubernetes' quantity and semver libraries (:mod:`.celtypes`) and the ``device`` variable:
 ``device.driver``, ``device.allowMultipleAllocations``, ``device.attributes[domain][id]`` and
 ``device.capacity[domain][id]`` (a quantity). An attribute or capacity name without a domain gets the
-device's driver as its domain; looking up a domain the device does not have gives an empty map, so
-``device.attributes["other.example.com"].x`` fails with ``no such key: x`` as in Go (the runtime has
-no such map: a lookup of a missing key is retried with that domain present and empty, so an expression
-that in one evaluation both indexes a missing domain and asks ``"dom" in device.attributes``, the outer
-map's size or iterates it, sees that domain; Go's does not).
+device's driver as its domain. Go's attributes and capacity maps give an empty map for a domain they lack
+(compile.go mapper.Find) while ``in``, ``size()`` and iteration see only the real domains. The runtime has no
+such map, so: the domains an expression names by a constant key (``device.attributes["d"]``,
+``device.attributes.d``, ``[?"d"]``, ``has(device.attributes.d)``) are added empty when the expression uses
+those maps only by such lookups (exact); a failed lookup otherwise is retried with that domain added empty
+(so an expression that in one evaluation both indexes a missing domain and asks ``"dom" in
+device.attributes``, the outer map's size or iterates it, sees that domain; Go's does not).
+
+``device`` alone (``cel.bind(d, device, ...)``) is Go's object type ``kubernetes.DRADevice``; the runtime
+declares no object types without protobuf descriptors, so it is checked as a map with bool keys: ``"driver" in
+device`` and ``device["driver"]`` are refused with Go's text, ``has(device.driver)`` is true; ``device.size()``,
+``d.nosuch`` (Go: ``undefined field 'nosuch'``) and ``d.driver == 1`` still compile (the fields are dyn).
 
 An expression is type-checked in an environment where quantities and versions are their own types (so
 ``quantity("1") == 1`` or ``semver("1.0.0").sign()`` are compile errors as in Go) and evaluated in one
-where they are tagged strings (the runtime takes no opaque values; see :mod:`.celtypes`).
-Errors carry Go's text: ``CEL compile error: compilation failed: ERROR: <input>:1:1: ...`` and
-``CEL runtime error: no such key: healthy``. Go's cost limit (``actual cost limit exceeded``) is not enforced.
+where they are tagged strings and lists (the runtime takes no opaque values; see :mod:`.celtypes`). An
+attribute is ``google.protobuf.Any`` where expressions are checked, so the result must be a bool or an
+attribute as in Go (``dyn(true)`` does not compile).
+Errors carry Go's text: ``CEL compile error: compilation failed: ERROR: <input>:1:1: ...`` (a member call's
+argument types written ``target.(args)`` as cel-go does) and ``CEL runtime error: no such key: healthy``,
+``index out of bounds: 5``, ``no such overload: size``. Texts still the C++ runtime's or timed differently:
+an invalid constant regex, timestamp or duration, or a constant conversion overflow (Go: compile errors;
+here runtime errors with the C++ text), ``substring``/``charAt`` out of range, ``no such overload`` where
+cel-go names the function and argument types (``isSorted(int)``), and a transformMap comprehension (the
+runtime cannot plan it). Go's cost limit (``actual cost limit exceeded``) is not enforced.
 """
 
 from __future__ import annotations

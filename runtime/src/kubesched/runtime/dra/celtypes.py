@@ -100,7 +100,7 @@ def quantity_tag(value: Fraction, form: int = POSITIVE_SCALE) -> Quantity:
 
 
 def _is_quantity(tag: object) -> bool:
-    return isinstance(tag, list) and len(tag) == 3 and isinstance(tag[0], str) and tag[0].startswith(QUANTITY_TAG)
+    return type(tag) is list and len(tag) == 3 and type(tag[0]) is str and tag[0].startswith(QUANTITY_TAG)
 
 
 def quantity_value(tag: object) -> Fraction:
@@ -108,6 +108,22 @@ def quantity_value(tag: object) -> Fraction:
     if _is_quantity(tag):
         return _fraction(tag[0])  # type: ignore[index]
     raise CelFunctionError(NO_SUCH_OVERLOAD)
+
+
+def _compare(a: object, b: object) -> int:
+    """``Cmp`` of two quantities, on their (numerator, denominator) without building Fractions."""
+    if not (_is_quantity(a) and _is_quantity(b)):
+        raise CelFunctionError(NO_SUCH_OVERLOAD)
+    an, ad = _ratio(a[0])  # type: ignore[index]
+    bn, bd = _ratio(b[0])  # type: ignore[index]
+    x, y = an * bd, bn * ad
+    return (x > y) - (x < y)
+
+
+@lru_cache(maxsize=4096)
+def _ratio(tag: str) -> tuple[int, int]:
+    num, _, den = tag[len(QUANTITY_TAG) :].partition("/")
+    return int(num), int(den)
 
 
 def quantity_form(tag: object) -> int:
@@ -206,15 +222,15 @@ def q_sign(arg: object) -> int:
 
 
 def q_is_greater_than(a: object, b: object) -> bool:
-    return quantity_value(a) > quantity_value(b)
+    return _compare(a, b) == 1
 
 
 def q_is_less_than(a: object, b: object) -> bool:
-    return quantity_value(a) < quantity_value(b)
+    return _compare(a, b) == -1
 
 
 def q_compare_to(a: object, b: object) -> int:
-    return _cmp(quantity_value(a), quantity_value(b))
+    return _compare(a, b)
 
 
 def q_as_approximate_float(arg: object) -> float:
