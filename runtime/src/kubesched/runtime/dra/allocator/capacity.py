@@ -1,6 +1,12 @@
 """Consumable capacity as Go's ``consumable_capacity.go`` (incubating, v0.36.3): how much of a
 device's capacity a request consumes (its request, else the policy's default, else all of it,
-rounded up to the policy's valid values or range) and whether that still fits."""
+rounded up to the policy's valid values or range) and whether that still fits.
+
+A range's step is applied with Go's int64 arithmetic on ``Quantity.Value()`` (division truncated
+toward zero, the remainder with the dividend's sign, sums and products wrapping), so results
+match Go for every amount within int64. Beyond it (a value, min or step above 9.2e18) Go's
+``Value()`` itself overflows (and a step whose ``Value()`` wraps to 0 panics); kubesched uses
+the exact value there. The consumed amount keeps Go's representation (:mod:`.quantity`)."""
 
 from __future__ import annotations
 

@@ -18,6 +18,7 @@ is rounded up to a multiple of 10^-9 as Go rounds it. Go's big decimals are unbo
 from __future__ import annotations
 
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any
 
 from kubesched.sdk.quantity import INT64_MAX, parse_quantity
@@ -59,9 +60,9 @@ class Quantity:
     def parse(cls, raw: Any) -> Quantity:
         if isinstance(raw, Quantity):
             return raw
-        value = parse_quantity(raw)  # Go's errors for what Go rejects
-        text = raw.strip() if isinstance(raw, str) else repr(raw) if isinstance(raw, float) else str(raw)
-        return _go_parse(text, value)
+        if isinstance(raw, bool) or not isinstance(raw, (str, int, float)):
+            parse_quantity(raw)  # raises Go's error
+        return _parse_text(raw.strip() if isinstance(raw, str) else repr(raw) if isinstance(raw, float) else str(raw))
 
     def same_struct(self, other: Quantity) -> bool:
         """Go's ``==`` on two Quantity structs: a big decimal is a pointer, never equal to a copy."""
@@ -102,6 +103,12 @@ def _scan(s: str) -> tuple[str, str, str]:
             pos += 1
         denom = s[start:pos]
     return num, denom, s[pos:]
+
+
+@lru_cache(maxsize=4096)
+def _parse_text(text: str) -> Quantity:
+    """A quantity's text parsed (Quantity is immutable, so equal texts share one)."""
+    return _go_parse(text, parse_quantity(text))
 
 
 def _go_parse(text: str, value: Fraction) -> Quantity:
