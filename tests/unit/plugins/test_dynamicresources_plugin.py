@@ -5,7 +5,8 @@ node fits) on the simulated cluster's object store as ``handle.objects``, and ch
 status (code and message), the stored claims (ignoring UID, resourceVersion, the device picked,
 shareID and the allocationTimestamp's value, as Go's test does) and the in-flight claims.
 
-Out of scope: the extended-resource cases (DRAExtendedResource, test_dynamicresources_extended.py),
+The extended-resource cases (DRAExtendedResource) run on this harness
+(``run_case``) in test_dynamicresources_extended_plugin.py. Out of scope:
 PodGroup claims with DRAWorkloadResourceClaims on and node-allocatable resources (alpha, off in
 1.36), ``DRA-disabled`` (the plugin is always on), ``canceled`` (kubesched's Filter has no
 cancellable context) and the binding-conditions metrics."""
@@ -115,6 +116,11 @@ class R:
     status: tuple[Code, str] | None = None
     changes: Change | None = None
     in_flight: list[Obj] = field(default_factory=list)
+    #: claims created (``added``) and deleted (``removed``, by name) in this step
+    added: list[Obj] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    #: the stored pod's ``status`` afterwards (kubesched's check; Go's cases here set none)
+    pod_status: Obj | None = None
 
 
 @dataclass
@@ -145,6 +151,12 @@ class Case:
     unreserve_before_prebind: R | None = None
     #: called with the handle's clock time to build claims that depend on "now"
     patch: Callable[[Case, float], None] | None = None
+    #: DRAExtendedResource on (test_dynamicresources_extended_plugin.py)
+    extended: bool = False
+    #: Go's failPatch: every patch of a Pod fails with "patch error"
+    fail_patch: bool = False
+    #: Go's reactor on "create resourceclaims": the error text
+    fail_create: str | None = None
 
 
 def _for_claim(name: str, fn: Change) -> Change:
@@ -504,15 +516,47 @@ def _claim_view(c: Any) -> Obj:
     md = dict(c.get("metadata") or {})
     for k in ("uid", "resourceVersion", "creationTimestamp"):
         md.pop(k, None)
+    base = md.get("generateName")
+    if base and md.get("name", "").startswith(base) and len(md["name"]) == len(base) + 5:
+        # the object store adds 5 characters to generateName; Go's fake client names the
+        # first generated object <generateName>0
+        md["name"] = base + "0"
     c["metadata"] = md
     c.pop("apiVersion", None)
     c.pop("kind", None)
     return _norm(c)
 
 
+class _FailingWrites:
+    """handle.objects with Go's failPatch (Pod patches fail) and a create reactor."""
+
+    def __init__(self, store: Any, fail_patch: bool, fail_create: str | None) -> None:
+        self._store = store
+        self._fail_patch = fail_patch
+        self._fail_create = fail_create
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._store, name)
+
+    def patch(self, api_version: str, kind: str, *args: Any, **kw: Any) -> Any:
+        if self._fail_patch and kind == "Pod":
+            raise RuntimeError("patch error")
+        return self._store.patch(api_version, kind, *args, **kw)
+
+    def create(self, obj: Any, **kw: Any) -> Any:
+        if self._fail_create is not None and obj.get("kind") == "ResourceClaim":
+            raise RuntimeError(self._fail_create)
+        return self._store.create(obj, **kw)
+
+
 class Ctx:
     def __init__(self, tc: Case, monkeypatch: pytest.MonkeyPatch) -> None:
         self.handle = make_handle(tc.nodes or [WORKER_NODE], objects=tc.objs)
+        self.store = self.handle.objects
+        if tc.fail_patch or tc.fail_create is not None:
+            self.handle = make_handle(
+                tc.nodes or [WORKER_NODE], object_client=_FailingWrites(self.store, tc.fail_patch, tc.fail_create)
+            )
         clock = self.handle.clock
 
         class FakeTime:  # PreBind's wait on the test's clock: no real sleeping
@@ -528,7 +572,7 @@ class Ctx:
                 clock.advance(d)
 
         monkeypatch.setattr(binding_mod, "time", FakeTime)
-        store = self.handle.objects
+        store = self.store
         for c in tc.claims:
             store.create(dc(c))
         for cls in tc.classes:
@@ -537,13 +581,14 @@ class Ctx:
             dra_admin_access=not tc.disable_admin_access, dra_prioritized_list=tc.prio, dra_partitionable_devices=False,
             dra_device_taints=tc.taints, dra_device_binding_conditions=not tc.disable_binding_conditions,
             dra_resource_claim_device_status=True, dra_scheduler_filter_timeout=not tc.disable_filter_timeout,
-            dra_consumable_capacity=False, dra_extended_resource=False,
+            dra_consumable_capacity=False, dra_extended_resource=tc.extended,
         )
         args = DynamicResourcesArgs(**{{"filterTimeout": "filter_timeout", "bindingTimeout": "binding_timeout"}[k]: v
                                        for k, v in (tc.args or {}).items()})
         self.p = DynamicResources(args, self.handle, feats)
         self.node_infos = [NodeInfo(Node(n)) for n in (tc.nodes or [WORKER_NODE])]
         self.state = CycleState()
+        self.pod = tc.pod
 
     def claims(self) -> list[Obj]:
         return sorted(self.handle.objects.list("resource.k8s.io/v1", "ResourceClaim"), key=lambda c: c["metadata"]["name"])
@@ -560,7 +605,17 @@ class Ctx:
         got_status = None if status is None or status.code is Code.SUCCESS else (status.code, status.message)
         assert got_status == want.status, step
         expected = [want.changes(dc(c)) if want.changes else c for c in initial]
-        assert [_claim_view(c) for c in self.claims()] == [_claim_view(c) for c in expected], step
+        expected = [c for c in expected if _claim_view(c)["metadata"]["name"] not in want.removed] + want.added
+        got = sorted((_claim_view(c) for c in self.claims()), key=lambda c: c["metadata"]["name"])
+        assert got == sorted((_claim_view(c) for c in expected), key=lambda c: c["metadata"]["name"]), step
+        if want.pod_status is not None:
+            md = self.pod["metadata"]
+            status = dc(self.store.get("v1", "Pod", md["name"], md["namespace"]).get("status") or {})
+            ext = status.get("extendedResourceClaimStatus")
+            if ext and ext.get("resourceClaimName"):  # the claim's name as _claim_view shows it
+                claim = self.store.get("resource.k8s.io/v1", "ResourceClaim", ext["resourceClaimName"], md["namespace"])
+                ext["resourceClaimName"] = _claim_view(claim)["metadata"]["name"]
+            assert status == want.pod_status, step
         in_flight = sorted(self.p.manager.in_flight_claims(), key=lambda c: c["metadata"]["name"])
         assert [_claim_view(c) for c in in_flight] == [_claim_view(c) for c in want.in_flight], step
 
@@ -573,7 +628,12 @@ def _status(got: Any) -> Status | None:
 
 @pytest.mark.parametrize("name", list(CASES), ids=[f"GoTestPlugin/{n}" for n in CASES])
 def test_plugin(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    tc = copy.deepcopy(CASES[name])
+    run_case(CASES[name], monkeypatch)
+
+
+def run_case(case: Case, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Go's testPlugin for one case."""
+    tc = copy.deepcopy(case)
     if tc.patch is not None:
         tc.patch(tc, make_handle().clock.now())
     ctx = Ctx(tc, monkeypatch)

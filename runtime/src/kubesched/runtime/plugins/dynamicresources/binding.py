@@ -19,6 +19,12 @@ from kubesched.sdk import ObjectConflict, ObjectNotFound
 from kubesched.sdk.objects.pod import parse_time
 
 from ...timefmt import rfc3339
+from .extended import (
+    NodeExtendedClaim,
+    create_extended_resource_claim_in_api,
+    is_special_claim_name,
+    patch_pod_extended_resource_claim_status,
+)
 from .resourceclaim import API_VERSION, FINALIZER, kobj
 
 if TYPE_CHECKING:
@@ -58,21 +64,48 @@ def bind_claim(pl: DynamicResources, s: DraState, index: int, pod: Pod, node_nam
     claim = s.claims.get(index)
     binding = s.claims.get_binding(index, pod.name, pod.uid)
     allocation = s.informations_for_claim[index].allocation
+    is_extended = False
     if claim is s.claims.extended_resource_claim():
         # extended resource requests satisfied by a device plugin: nothing to bind
-        if allocation is None and not ((claim.get("spec") or {}).get("devices") or {}).get("requests"):
+        if allocation is None and ((claim.get("spec") or {}).get("devices") or {}).get("requests") is None:
             return claim
+        is_extended = True
+    # the UID the in-flight allocation was signalled under (the special claim's temporary one)
     uid = (claim.get("metadata") or {}).get("uid") or ""
-    modified = False
+    node_allocation = s.node_allocations.get(node_name)
+    stored = False
     try:
-        result = _store(pl, claim, allocation, binding)
-        modified = True
-        return result
+        if is_extended and is_special_claim_name((claim.get("metadata") or {}).get("name") or ""):
+            # DRAExtendedResource: the special claim gets its API object now
+            node_claim = None
+            if node_allocation is not None and node_allocation.extended_resource_claim is not None:
+                node_claim = NodeExtendedClaim(
+                    dict(node_allocation.extended_resource_claim),
+                    list(node_allocation.container_resource_request_mappings),
+                )
+            try:
+                claim = create_extended_resource_claim_in_api(pl.manager.objects, node_name, node_claim)
+            except Exception as e:
+                raise BindError(str(e)) from None
+            # tracked from now on: Unreserve deletes it again
+            s.claims.update_extended_resource_claim(claim)
+        claim = _store(pl, claim, allocation, binding)
+        stored = True
     finally:
         if allocation is not None:
             # the store (or the informer cache the write went into) now has the allocation:
-            # it no longer needs to be in flight
-            pl.manager.maybe_remove_claim_pending_allocation(uid, modified)
+            # it no longer needs to be in flight (Go keeps a shared extended claim's entry
+            # until its own wait for the assume cache; kubesched's writes are there at once)
+            pl.manager.maybe_remove_claim_pending_allocation(uid, stored and not is_extended)
+    if is_extended:
+        mappings = node_allocation.container_resource_request_mappings if node_allocation is not None else []
+        try:
+            patch_pod_extended_resource_claim_status(
+                pl.manager.objects, pod, (claim.get("metadata") or {}).get("name") or "", mappings
+            )
+        except Exception as e:
+            raise BindError(str(e)) from None
+    return claim
 
 
 def _store(pl: DynamicResources, claim: Mapping[str, Any], allocation: Mapping[str, Any] | None, binding: dict[str, Any]) -> Mapping[str, Any]:

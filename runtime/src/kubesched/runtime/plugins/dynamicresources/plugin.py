@@ -50,6 +50,7 @@ from kubesched.sdk import (
 from kubesched.sdk.selectors import InvalidObjectError
 
 from ...config._duration import parse_go_duration
+from ...dra.deviceclasses import DeviceClassResolver, resolver_for
 from .args import DynamicResourcesArgs
 from .binding import (
     BindError,
@@ -60,6 +61,15 @@ from .binding import (
     wait_for_binding_conditions,
 )
 from .claims import ClaimStore, DraState, InformationForClaim, NodeAllocation
+from .extended import (
+    ExtendedResources,
+    NodeExtendedClaim,
+    delete_claim,
+    filter_extended_resources,
+    is_special_claim_name,
+    pre_filter_extended_resources,
+    unreserve_extended_resource_claim,
+)
 from .features import DEFAULT_FEATURES, SchedulerFeatures, allocator_features
 from .manager import DraManager, manager_for
 from .resourceclaim import (
@@ -114,6 +124,10 @@ def _uid(obj: Mapping[str, Any]) -> str:
     return (obj.get("metadata") or {}).get("uid") or ""
 
 
+def _name(obj: Mapping[str, Any]) -> str:
+    return (obj.get("metadata") or {}).get("name") or ""
+
+
 class DynamicResources:
     name = NAME
     Args = DynamicResourcesArgs
@@ -128,6 +142,7 @@ class DynamicResources:
         self.binding_timeout = parse_go_duration(self.args.binding_timeout)
         self._manager: DraManager | None = None
         self._cel_cache: Any = None
+        self._resolver: DeviceClassResolver | None = None
 
     @property
     def manager(self) -> DraManager:
@@ -140,6 +155,14 @@ class DynamicResources:
             else:
                 self._manager = manager_for(self.handle.objects)
         return self._manager
+
+    @property
+    def resolver(self) -> DeviceClassResolver:
+        """The DeviceClass resolver of ``handle.objects`` (Go's draManager.DeviceClassResolver()),
+        shared with NodeResourcesFit."""
+        if self._resolver is None:
+            self._resolver = resolver_for(self.manager.objects)
+        return self._resolver
 
     def now(self) -> float:
         return float(self.handle.clock.now()) if self.handle is not None else time.time()
@@ -235,16 +258,28 @@ class DynamicResources:
     def pre_filter(self, state: CycleState, pod: Pod) -> Status | None:
         # "We just initialize an empty state to record that observation for the other functions."
         if not pod.spec.get("resourceClaims"):
-            state.write(STATE_KEY, _EMPTY_STATE)
-            return Status.skip()
-        s = DraState()
-        state.write(STATE_KEY, s)
-        try:
-            user_claims = self.pod_resource_claims(pod)
-        except ClaimError as e:
-            return _unschedulable(str(e))
-        # DRAExtendedResource (extended.py) adds its special claim here
-        claims = ClaimStore(user_claims, None)
+            # no claims: only extended resources a DeviceClass serves can give the pod one
+            ext, st = self._pre_filter_extended_resources(pod)
+            if ext is None and st is None:
+                state.write(STATE_KEY, _EMPTY_STATE)
+                return Status.skip()
+            s = DraState()
+            state.write(STATE_KEY, s)
+            if st is not None:
+                return st
+            user_claims: list[dict[str, Any]] = []
+        else:
+            s = DraState()
+            state.write(STATE_KEY, s)
+            try:
+                user_claims = self.pod_resource_claims(pod)
+            except ClaimError as e:
+                return _unschedulable(str(e))
+            ext, st = self._pre_filter_extended_resources(pod)
+            if st is not None:
+                return st
+        s.dra_extended_resource = ext
+        claims = ClaimStore(user_claims, ext.claim if ext is not None else None)
         if claims.empty():
             return Status.skip()
 
@@ -280,6 +315,20 @@ class DynamicResources:
             s.node_allocations = {}
         s.claims = claims
         return None
+
+    def _pre_filter_extended_resources(self, pod: Pod) -> tuple[ExtendedResources | None, Status | None]:
+        """preFilterExtendedResources (DRAExtendedResource): the pod's special claim when one of
+        its extended resources is served by a DeviceClass. ``(None, None)`` at once when the
+        gate is off, the pod requests no scalar resource, or no DeviceClass names any (the
+        resolver is empty): pods without claims cost one refresh of the resolver, as in
+        NodeResourcesFit."""
+        if not self.features.dra_extended_resource or not pod.requests.scalar:
+            return None, None
+        resolver = self.resolver
+        resolver.refresh()
+        if not resolver:
+            return None, None
+        return pre_filter_extended_resources(pod, resolver, self.manager.list_claims)
 
     def _validate_requests(self, claim: Claim) -> Status | None:
         for request in ((claim.get("spec") or {}).get("devices") or {}).get("requests") or ():
@@ -338,11 +387,18 @@ class DynamicResources:
             return None
         node = node_info.node
         node_name = node.name
-        # DRAExtendedResource (extended.py): filterExtendedResources gives the node's special
-        # claim and the container request mappings; with no user claim and no special claim
-        # there is nothing left to do.
-        node_extended_claim: Claim | None = None
-        mappings: list[Any] = []
+        # DRAExtendedResource: the node's variant of the special claim (None: nothing to
+        # allocate through DRA here)
+        node_claim: NodeExtendedClaim | None = None
+        if s.dra_extended_resource is not None:
+            node_claim, st = filter_extended_resources(
+                s.dra_extended_resource, s.claims.no_user_claim(), pod, node_info.allocatable.scalar, self.resolver
+            )
+            if st is not None:
+                return st
+            # no user claim, and the extended resources are a device plugin's on this node
+            if node_claim is None and s.claims.no_user_claim():
+                return None
 
         unavailable: list[int] = []
         for index, claim in s.claims.all():
@@ -373,8 +429,8 @@ class DynamicResources:
             pending: list[Mapping[str, Any]] = []
             extended = s.claims.extended_resource_claim()
             for index, claim in s.claims.to_allocate():
-                if claim is extended and node_extended_claim is not None:
-                    claim = node_extended_claim
+                if claim is extended and node_claim is not None:
+                    claim = node_claim.claim
                 info = s.informations_for_claim[index]
                 if info.allocation is not None:
                     pending.append(info.allocation)
@@ -406,13 +462,19 @@ class DynamicResources:
                 s.unavailable_claims.update(unavailable)
                 return _unschedulable("resourceclaim not available on the node")
             if s.allocator is not None:
-                s.node_allocations[node_name] = NodeAllocation(allocations, node_extended_claim, mappings)
+                s.node_allocations[node_name] = NodeAllocation(
+                    allocations,
+                    node_claim.claim if node_claim is not None else None,
+                    node_claim.mappings if node_claim is not None else [],
+                )
         return None
 
     @hookimpl
-    def filter_columns(self, pod: Pod, columns: NodeColumns) -> tuple[Any, list[Status | None]] | None:
-        if pod.spec.get("resourceClaims"):
-            return None  # claims: Filter node by node
+    def filter_columns(self, state: CycleState, columns: NodeColumns) -> tuple[Any, list[Status | None]] | None:
+        # PreFilter decided: claims (the pod's or the special claim of its extended resources)
+        # are filtered node by node; a pod without any has the shared empty state
+        if state.get(STATE_KEY) is not _EMPTY_STATE:
+            return None
         return np.zeros(columns.n, np.int8), [None]
 
     # --- PostFilter ----------------------------------------------------------------------------
@@ -426,10 +488,14 @@ class DynamicResources:
         extended = s.claims.extended_resource_claim()
         # Go picks one at random (map order); kubesched takes the lowest index, so that runs
         # on the simulated cluster repeat
+        # the special claim from an earlier cycle (it has a real name) is deleted below
+        stale_extended = extended is not None and not is_special_claim_name(_name(extended))
         for index in sorted(s.unavailable_claims):
             claim = s.claims.get(index)
             if claim is extended:
-                continue  # DRAExtendedResource (extended.py) deletes its claim instead
+                if stale_extended:
+                    break
+                continue
             reserved = (claim.get("status") or {}).get("reservedFor") or []
             if not reserved or (len(reserved) == 1 and reserved[0].get("uid") == pod.uid):
                 meta = claim.get("metadata") or {}
@@ -442,6 +508,13 @@ class DynamicResources:
                 except Exception as e:
                     return None, _error(e)
                 return None, Status.unschedulable("deallocation of ResourceClaim completed")
+        if stale_extended:
+            assert extended is not None
+            try:
+                delete_claim(self.manager.objects, extended)
+            except Exception as e:
+                return None, _error(e)
+            return None, Status.unschedulable("deletion of ResourceClaim completed")
         return None, Status.unschedulable("still not schedulable")
 
     # --- Score ---------------------------------------------------------------------------------
@@ -486,14 +559,16 @@ class DynamicResources:
         return None
 
     @hookimpl
-    def score_columns(self, pod: Pod, rows: Any) -> Any:
-        if pod.spec.get("resourceClaims"):
+    def score_columns(self, state: CycleState, rows: Any) -> Any:
+        s = state.get(STATE_KEY)
+        if s is not None and s is not _EMPTY_STATE:
             return None  # claims: Score node by node
         return np.zeros(len(rows), np.int64)
 
     @hookimpl
-    def normalize_score_columns(self, pod: Pod, scores: Any) -> Any:
-        if not pod.spec.get("resourceClaims"):
+    def normalize_score_columns(self, state: CycleState, scores: Any) -> Any:
+        s = state.get(STATE_KEY)
+        if s is None or s is _EMPTY_STATE:
             return np.array(scores, np.int64)  # as normalize_score: zeros stay zeros
         return default_normalize_columns(100, False, np.array(scores, np.int64))
 
@@ -548,7 +623,17 @@ class DynamicResources:
             self.manager.maybe_remove_claim_pending_allocation(_uid(claim), False)
             if _allocation(claim) is not None and is_reserved_for_pod(pod.uid, claim):
                 self._remove_reservation(claim, pod.uid)
-        # DRAExtendedResource (extended.py): unreserveExtendedResourceClaim
+        # unreserveExtendedResourceClaim: the in-flight allocation was signalled under the
+        # claim's initial (temporary) UID. Go then restores its assume cache; Reserve wrote
+        # nothing to handle.objects, so there is nothing to restore here.
+        extended = s.claims.extended_resource_claim()
+        if extended is not None:
+            initial_uid = s.claims.initial_extended_resource_claim_uid
+            unreserve_extended_resource_claim(
+                self.manager.objects, extended,
+                lambda: self.manager.maybe_remove_claim_pending_allocation(initial_uid, False),
+                lambda: None,
+            )
 
     def _remove_reservation(self, claim: Claim, pod_uid: str) -> None:
         """Drop the pod from ``status.reservedFor`` (Go: a strategic-merge ``$patch: delete``
