@@ -46,7 +46,7 @@ from dra_plugin_cases import (
 )
 from test_dynamicresources_plugin import Case, R, run_case
 
-from kubesched.sdk import Code
+from kubesched.sdk import Code, Status
 
 U = Code.UNSCHEDULABLE
 UU = Code.UNSCHEDULABLE_AND_UNRESOLVABLE
@@ -262,3 +262,38 @@ CASES: dict[str, Case] = {
 @pytest.mark.parametrize("name", list(CASES), ids=[f"GoTestPlugin/{n}" for n in CASES])
 def test_plugin_extended_resources(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     run_case(CASES[name], monkeypatch)
+
+
+def test_column_forms_decline_pods_whose_extended_resources_a_device_class_serves() -> None:
+    """A pod without claims whose extended resource a DeviceClass names is filtered and scored
+    node by node (its special claim); one whose extended resources no class names keeps the
+    zero columns, as does every pod when no DeviceClass names any resource."""
+    import numpy as np
+
+    from kubesched.runtime.plugins.dynamicresources import DynamicResources
+    from kubesched.sdk import CycleState, Pod
+    from kubesched.testing import make_handle
+
+    served = Pod(POD_WITH_EXTENDED_RESOURCE_NAME)
+    other = Pod(_pod({"example.com/fpga": "1"}))
+    handle = make_handle([WORKER_NODE_WITH_EXTENDED_RESOURCE_ZERO_ALLOCATABLE], objects=[DEVICE_CLASS])
+    pl = DynamicResources(handle=handle)
+    columns = handle.snapshot().columns
+    rows = np.arange(1)
+    for p in (served, other):
+        state = CycleState()
+        assert pl.pre_filter(state, p) == Status.skip()
+        assert pl.filter_columns(p, columns)[0].tolist() == [0]
+        assert pl.score_columns(p, rows).tolist() == [0]
+        assert pl.normalize_score_columns(p, np.array([0], np.int64)).tolist() == [0]
+
+    handle.objects.create(dc(DEVICE_CLASS_WITH_EXTENDED_RESOURCE_NAME2))
+    handle.objects.create(dc(_class("fast-gpu", EXTENDED_RESOURCE_NAME)))
+    state = CycleState()
+    assert pl.pre_filter(state, served) is None  # the special claim is in the state
+    assert pl.filter_columns(served, columns) is None
+    assert pl.score_columns(served, rows) is None
+    assert pl.normalize_score_columns(served, np.array([3, 6], np.int64)).tolist() == [50, 100]
+    assert pl.pre_filter(CycleState(), other) == Status.skip()
+    assert pl.filter_columns(other, columns)[0].tolist() == [0]
+    assert pl.score_columns(other, rows).tolist() == [0]

@@ -66,6 +66,7 @@ from .extended import (
     NodeExtendedClaim,
     delete_claim,
     filter_extended_resources,
+    has_device_class_mapped_extended_resource,
     is_special_claim_name,
     pre_filter_extended_resources,
     unreserve_extended_resource_claim,
@@ -470,12 +471,24 @@ class DynamicResources:
         return None
 
     @hookimpl
-    def filter_columns(self, state: CycleState, columns: NodeColumns) -> tuple[Any, list[Status | None]] | None:
-        # PreFilter decided: claims (the pod's or the special claim of its extended resources)
-        # are filtered node by node; a pod without any has the shared empty state
-        if state.get(STATE_KEY) is not _EMPTY_STATE:
-            return None
+    def filter_columns(self, pod: Pod, columns: NodeColumns) -> tuple[Any, list[Status | None]] | None:
+        if self._has_claims(pod):
+            return None  # claims: Filter node by node
         return np.zeros(columns.n, np.int8), [None]
+
+    def _has_claims(self, pod: Pod) -> bool:
+        """PreFilter's decision without the cycle state (for the column forms): the pod has
+        claims, or extended resources a DeviceClass serves (the resolver PreFilter refreshed).
+        With no DeviceClass naming any resource the resolver is empty: no per-pod work."""
+        if pod.spec.get("resourceClaims"):
+            return True
+        if not self.features.dra_extended_resource:
+            return False
+        resolver = self.resolver
+        if not resolver:
+            return False
+        scalars = pod.requests.scalar
+        return bool(scalars) and has_device_class_mapped_extended_resource(scalars, resolver)
 
     # --- PostFilter ----------------------------------------------------------------------------
     @hookimpl
@@ -559,16 +572,14 @@ class DynamicResources:
         return None
 
     @hookimpl
-    def score_columns(self, state: CycleState, rows: Any) -> Any:
-        s = state.get(STATE_KEY)
-        if s is not None and s is not _EMPTY_STATE:
+    def score_columns(self, pod: Pod, rows: Any) -> Any:
+        if self._has_claims(pod):
             return None  # claims: Score node by node
         return np.zeros(len(rows), np.int64)
 
     @hookimpl
-    def normalize_score_columns(self, state: CycleState, scores: Any) -> Any:
-        s = state.get(STATE_KEY)
-        if s is None or s is _EMPTY_STATE:
+    def normalize_score_columns(self, pod: Pod, scores: Any) -> Any:
+        if not self._has_claims(pod):
             return np.array(scores, np.int64)  # as normalize_score: zeros stay zeros
         return default_normalize_columns(100, False, np.array(scores, np.int64))
 
