@@ -11,6 +11,7 @@ retries, at most 5 times (``retry.DefaultRetry``)."""
 from __future__ import annotations
 
 import copy
+import logging
 import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
@@ -19,6 +20,7 @@ from kubesched.sdk import ObjectConflict, ObjectNotFound
 from kubesched.sdk.objects.pod import parse_time
 
 from ...timefmt import rfc3339
+from .common import uid_of as _uid
 from .extended import (
     NodeExtendedClaim,
     create_extended_resource_claim_in_api,
@@ -38,8 +40,11 @@ __all__ = [
     "bind_claim",
     "has_binding_conditions",
     "is_claim_ready_for_binding",
+    "remove_reservation",
     "wait_for_binding_conditions",
 ]
+
+log = logging.getLogger(__name__)
 
 #: retry.DefaultRetry's Steps
 RETRY_STEPS = 5
@@ -290,3 +295,37 @@ def wait_for_binding_conditions(pl: DynamicResources, s: DraState, pod: Pod, nod
         time.sleep(min(POLL_INTERVAL, remaining))
         if time.monotonic() >= deadline:
             raise BindError(f"{ERR_DEVICE_BINDING_TIMEOUT}: context deadline exceeded")
+
+
+# --- Unreserve -----------------------------------------------------------------------------------
+
+
+def remove_reservation(pl: DynamicResources, claim: Mapping[str, Any], pod_uid: str) -> None:
+    """Drop the pod from ``status.reservedFor`` (Go: a strategic-merge ``$patch: delete``
+    by UID with the claim's UID as precondition; here a merge patch of the whole list with
+    the resourceVersion, read again on a conflict). Errors are logged: the next attempt
+    gets here again."""
+    meta = claim.get("metadata") or {}
+    cur: Mapping[str, Any] = claim
+    for attempt in range(5):
+        try:
+            if attempt:
+                cur = pl.manager.objects.get(API_VERSION, "ResourceClaim", meta.get("name") or "", meta.get("namespace"))
+            if _uid(cur) != _uid(claim):
+                return
+            reserved = (cur.get("status") or {}).get("reservedFor") or []
+            keep = [r for r in reserved if r.get("uid") != pod_uid]
+            if len(keep) == len(reserved):
+                return
+            pl.manager.objects.patch(
+                API_VERSION, "ResourceClaim", meta.get("name") or "", {"status": {"reservedFor": keep}},
+                meta.get("namespace"), resource_version=(cur.get("metadata") or {}).get("resourceVersion"),
+                subresource="status",
+            )
+            return
+        except ObjectConflict:
+            continue
+        except Exception as e:
+            log.error("unreserve: resourceclaim %s: %s", kobj(claim), e)
+            return
+    log.error("unreserve: resourceclaim %s: too many conflicts", kobj(claim))

@@ -12,17 +12,24 @@ chosen node's allocation as in flight; PreBind writes allocation and reservation
 and waits for the devices' binding conditions; Unreserve undoes it. PostFilter deallocates an
 allocated claim that made every node fail, so that the next attempt can allocate it elsewhere.
 
-Pods without claims cost what they cost before: PreFilter writes a shared empty state and
-returns Skip, Score and NormalizeScore are the zero columns.
+DRAExtendedResource (beta, on): extended resources a DeviceClass serves get one special claim
+per pod (``extended.py``): built in PreFilter, given the node's requests in Filter, created in
+PreBind; an earlier cycle's claim is deleted by PostFilter, a created one by Unreserve.
+
+Pods without claims and without such extended resources cost what they cost before: PreFilter
+writes a shared empty state and returns Skip, Score and NormalizeScore are the zero columns
+(with no DeviceClass naming a resource, the resolver answers at once).
+
+This module holds the extension points; ``hints.py`` the events and queueing hints,
+``allocation.py`` the request checks and the allocator calls, ``scoring.py`` computeScore,
+``binding.py`` PreBind's and Unreserve's writes.
 
 Left out (alpha and off in 1.36): PodGroup claims (DRAWorkloadResourceClaims), node-allocatable
-resources (DRANodeAllocatableResources). DRAExtendedResource's branches live in ``extended.py``.
+resources (DRANodeAllocatableResources).
 """
-
 from __future__ import annotations
 
 import copy
-import logging
 import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -30,16 +37,12 @@ from typing import Any
 import numpy as np
 
 from kubesched.sdk import (
-    ActionType,
-    ClusterEvent,
     ClusterEventWithHint,
     Code,
     CycleState,
     NodeColumns,
     NodeInfo,
     NodeScore,
-    NodeSelector,
-    ObjectConflict,
     Pod,
     QueueingHint,
     Status,
@@ -47,10 +50,11 @@ from kubesched.sdk import (
     default_normalize_score,
     hookimpl,
 )
-from kubesched.sdk.selectors import InvalidObjectError
 
 from ...config._duration import parse_go_duration
 from ...dra.deviceclasses import DeviceClassResolver, resolver_for
+from . import hints
+from .allocation import allocate_on_node, check_claims
 from .args import DynamicResourcesArgs
 from .binding import (
     BindError,
@@ -58,9 +62,11 @@ from .binding import (
     has_binding_conditions,
     is_claim_ready_for_binding,
     is_claim_timeout,
+    remove_reservation,
     wait_for_binding_conditions,
 )
-from .claims import ClaimStore, DraState, InformationForClaim, NodeAllocation
+from .claims import ClaimStore, DraState, NodeAllocation
+from .common import NAME, STATE_KEY, allocation_of, error, name_of, uid_of, unschedulable
 from .extended import (
     ExtendedResources,
     NodeExtendedClaim,
@@ -71,62 +77,30 @@ from .extended import (
     pre_filter_extended_resources,
     unreserve_extended_resource_claim,
 )
-from .features import DEFAULT_FEATURES, SchedulerFeatures, allocator_features
+from .features import DEFAULT_FEATURES, SchedulerFeatures
 from .manager import DraManager, manager_for
 from .resourceclaim import (
     API_VERSION,
     FINALIZER,
     ClaimError,
-    can_be_reserved,
-    create_sub_request_ref,
     is_for_pod,
     is_reserved_for_pod,
-    is_sub_request_ref,
-    kobj,
     name,
 )
+from .scoring import compute_score
 
-__all__ = ["DynamicResources", "DynamicResourcesArgs", "compute_score", "device_unfit_reason"]
+__all__ = ["NO_NEW_CLAIMS_MSG", "STATE_NOT_FOUND_MSG", "DynamicResources"]
 
-log = logging.getLogger(__name__)
-
-NAME = "DynamicResources"
-#: stateKey = Name in dynamicresources.go
-STATE_KEY = NAME
 
 #: PostFilter's answer when the cycle state holds no claim (dynamicresources.go PostFilter).
 NO_NEW_CLAIMS_MSG = "no new claims to deallocate"
 #: fwk.ErrNotFound's text: PostFilter without the state PreFilter writes.
 STATE_NOT_FOUND_MSG = "not found"
-#: resourceapi.FirstAvailableDeviceRequestMaxSize
-FIRST_AVAILABLE_DEVICE_REQUEST_MAX_SIZE = 8
 
 Claim = Mapping[str, Any]
 
 #: the state of every pod without claims (nothing in it ever changes)
 _EMPTY_STATE = DraState()
-
-
-def _unschedulable(reason: str) -> Status:
-    """statusUnschedulable: UnschedulableAndUnresolvable."""
-    return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, reason)
-
-
-def _error(err: BaseException | str) -> Status:
-    """statusError: fwk.AsStatus(err)."""
-    return Status(Code.ERROR, str(err), error=err if isinstance(err, BaseException) else None)
-
-
-def _allocation(claim: Claim) -> Any:
-    return (claim.get("status") or {}).get("allocation")
-
-
-def _uid(obj: Mapping[str, Any]) -> str:
-    return (obj.get("metadata") or {}).get("uid") or ""
-
-
-def _name(obj: Mapping[str, Any]) -> str:
-    return (obj.get("metadata") or {}).get("name") or ""
 
 
 class DynamicResources:
@@ -193,55 +167,13 @@ class DynamicResources:
     # --- events --------------------------------------------------------------------------------
     @hookimpl
     def events_to_register(self) -> list[ClusterEventWithHint]:
-        # QHint on: the UpdateNodeTaint workaround is not needed
-        return [
-            ClusterEventWithHint(ClusterEvent("Node", ActionType.ADD | ActionType.UPDATE_NODE_LABEL | ActionType.UPDATE_NODE_ALLOCATABLE)),
-            ClusterEventWithHint(ClusterEvent("ResourceClaim", ActionType.ADD | ActionType.UPDATE), self.is_schedulable_after_claim_change),
-            ClusterEventWithHint(ClusterEvent("Pod", ActionType.UPDATE_POD_GENERATED_RESOURCE_CLAIM), self.is_schedulable_after_pod_change),
-            ClusterEventWithHint(ClusterEvent("DeviceClass", ActionType.ADD | ActionType.UPDATE)),
-            ClusterEventWithHint(ClusterEvent("ResourceSlice", ActionType.ADD | ActionType.UPDATE)),
-        ]
+        return hints.events_to_register(self)
 
     def is_schedulable_after_claim_change(self, pod: Pod, old_obj: Any, new_obj: Any) -> QueueingHint:
-        """isSchedulableAfterClaimChange: a claim was added or updated. Queue on deallocation of
-        any claim, and on creation of or a status change in one of the pod's claims. Raises
-        (which queues the pod) for an object that is not a claim."""
-        for o in (old_obj, new_obj):
-            if o is not None and not isinstance(o, Mapping):
-                raise TypeError(f"unexpected object in isSchedulableAfterClaimChange: {type(o).__name__}")
-        new_uid = _uid(new_obj) if new_obj is not None else None
-        uses = False
-
-        def see(_n: str, claim: dict[str, Any]) -> None:
-            nonlocal uses
-            if _uid(claim) == new_uid:
-                uses = True
-
-        try:
-            self.foreach_pod_resource_claim(pod, see)
-        except ClaimError:
-            return QueueingHint.SKIP  # not schedulable yet
-        if old_obj is not None and _allocation(old_obj) is not None and new_obj is not None and _allocation(new_obj) is None:
-            return QueueingHint.QUEUE  # deallocated: its devices may fit the pod
-        if not uses:
-            return QueueingHint.SKIP
-        if old_obj is None:
-            return QueueingHint.QUEUE
-        if (old_obj.get("status") or {}) == (new_obj.get("status") or {}):
-            return QueueingHint.SKIP  # e.g. a finalizer added
-        return QueueingHint.QUEUE
+        return hints.is_schedulable_after_claim_change(self, pod, old_obj, new_obj)
 
     def is_schedulable_after_pod_change(self, pod: Pod, old_obj: Any, new_obj: Any) -> QueueingHint:
-        """isSchedulableAfterPodChange: the pod's own update recorded its generated claims."""
-        if not isinstance(new_obj, Pod):
-            raise TypeError(f"unexpected object in isSchedulableAfterClaimChange: {type(new_obj).__name__}")
-        if pod.uid != new_obj.uid:
-            return QueueingHint.SKIP
-        try:
-            self.foreach_pod_resource_claim(new_obj, None)
-        except ClaimError:
-            return QueueingHint.SKIP
-        return QueueingHint.QUEUE
+        return hints.is_schedulable_after_pod_change(self, pod, old_obj, new_obj)
 
     # --- PreEnqueue ----------------------------------------------------------------------------
     @hookimpl
@@ -251,7 +183,7 @@ class DynamicResources:
         try:
             self.foreach_pod_resource_claim(pod, None)
         except ClaimError as e:
-            return _unschedulable(str(e))
+            return unschedulable(str(e))
         return None
 
     # --- PreFilter -----------------------------------------------------------------------------
@@ -275,7 +207,7 @@ class DynamicResources:
             try:
                 user_claims = self.pod_resource_claims(pod)
             except ClaimError as e:
-                return _unschedulable(str(e))
+                return unschedulable(str(e))
             ext, st = self._pre_filter_extended_resources(pod)
             if st is not None:
                 return st
@@ -284,36 +216,9 @@ class DynamicResources:
         if claims.empty():
             return Status.skip()
 
-        num_to_allocate = 0
-        s.informations_for_claim = [InformationForClaim() for _ in range(len(claims))]
-        extended = claims.extended_resource_claim()
-        for index, claim in claims.all():
-            allocation = _allocation(claim)
-            if allocation is not None and not can_be_reserved(claim) and not is_reserved_for_pod(pod.uid, claim):
-                return _unschedulable("resourceclaim in use")
-            if allocation is not None:
-                raw_selector = allocation.get("nodeSelector")
-                if raw_selector is not None:
-                    try:
-                        s.informations_for_claim[index].available_on_nodes = NodeSelector.parse(raw_selector)
-                    except InvalidObjectError as e:
-                        return _error(e)
-                continue
-            num_to_allocate += 1
-            if self.manager.get_pending_allocation(_uid(claim)) is not None:
-                return _unschedulable(f"resource claim {kobj(claim)} is in the process of being allocated")
-            if claim is extended:
-                continue
-            st = self._validate_requests(claim)
-            if st is not None:
-                return st
-
-        if num_to_allocate > 0:
-            try:
-                s.allocator = self._new_allocator()
-            except Exception as e:
-                return _error(e)
-            s.node_allocations = {}
+        st = check_claims(self, s, pod, claims)
+        if st is not None:
+            return st
         s.claims = claims
         return None
 
@@ -331,59 +236,12 @@ class DynamicResources:
             return None, None
         return pre_filter_extended_resources(pod, resolver, self.manager.list_claims)
 
-    def _validate_requests(self, claim: Claim) -> Status | None:
-        for request in ((claim.get("spec") or {}).get("devices") or {}).get("requests") or ():
-            req_name = request.get("name") or ""
-            exactly = request.get("exactly")
-            first_available = request.get("firstAvailable")
-            if exactly is not None:
-                st = self._validate_device_class(exactly.get("deviceClassName") or "", req_name)
-            elif first_available:
-                if not self.features.dra_prioritized_list:
-                    return _unschedulable(
-                        f"resource claim {kobj(claim)}, request {req_name}: has subrequests, but the DRAPrioritizedList feature is disabled"
-                    )
-                st = None
-                for sub in first_available:
-                    st = self._validate_device_class(sub.get("deviceClassName") or "", f"{req_name}/{sub.get('name') or ''}")
-                    if st is not None:
-                        break
-            else:
-                return _unschedulable(f"resource claim {kobj(claim)}, request {req_name}: unknown request type")
-            if st is not None:
-                return st
-        return None
-
-    def _validate_device_class(self, class_name: str, request_name: str) -> Status | None:
-        if not class_name:
-            return _error(f"request {request_name}: unsupported request type")
-        if self.manager.get_device_class(class_name) is None:
-            return _unschedulable(f"request {request_name}: device class {class_name} does not exist")
-        return None
-
-    def _new_allocator(self) -> Any:
-        """The structured allocator for this pod: allocated and in-flight devices, every slice
-        (DRADeviceTaintRules is off: the slices as they are), the classes by name."""
-        from kubesched.runtime.dra.allocator import Allocator, Features
-        from kubesched.runtime.dra.cel import Cache
-
-        if self.features.dra_consumable_capacity:
-            allocated = self.manager.gather_allocated_state(True)
-        else:
-            allocated = self.manager.gather_allocated_state(False)
-        if self._cel_cache is None:
-            self._cel_cache = Cache(10)
-        return Allocator(
-            Features(**allocator_features(self.features)), allocated, self.manager.get_device_class,
-            self.manager.list_slices(), self._cel_cache,
-        )
-
     # --- Filter --------------------------------------------------------------------------------
     @hookimpl
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         s = state.get(STATE_KEY)
         if not isinstance(s, DraState):
-            return _error(STATE_NOT_FOUND_MSG)
+            return error(STATE_NOT_FOUND_MSG)
         if s.claims.empty():
             return None
         node = node_info.node
@@ -407,7 +265,7 @@ class DynamicResources:
             if selector is not None and not selector.matches(node.labels, node_name):
                 unavailable.append(index)
                 continue
-            if _allocation(claim) is None:
+            if allocation_of(claim) is None:
                 continue
             if self.features.binding_conditions:
                 try:
@@ -420,48 +278,15 @@ class DynamicResources:
 
         allocations: list[Mapping[str, Any]] = []
         if s.allocator is not None:
-            from kubesched.runtime.dra.allocator.types import (
-                AllocatorError,
-                AllocatorTimeout,
-                FailedOnNode,
-            )
-
-            claims_to_allocate: list[Claim] = []
-            pending: list[Mapping[str, Any]] = []
-            extended = s.claims.extended_resource_claim()
-            for index, claim in s.claims.to_allocate():
-                if claim is extended and node_claim is not None:
-                    claim = node_claim.claim
-                info = s.informations_for_claim[index]
-                if info.allocation is not None:
-                    pending.append(info.allocation)
-                    continue
-                claims_to_allocate.append(claim)
-            deadline = None
-            if self.features.dra_scheduler_filter_timeout and self.filter_timeout > 0:
-                deadline = time.monotonic() + self.filter_timeout
-            try:
-                result = s.allocator.allocate(node.raw, claims_to_allocate, deadline=deadline)
-            except AllocatorTimeout:
-                # potentially transient: Error, so the pod retries through backoff
-                return _error(f"node {node_name}: timed out trying to allocate devices")
-            except FailedOnNode as e:
-                return _unschedulable(str(e))
-            except AllocatorError as e:
-                # a broken claim or class (e.g. a CEL error): abort scheduling the pod
-                return _error(e)
-            if result is None or len(result) != len(claims_to_allocate):
-                why = getattr(s.allocator, "why_not", None)
-                if why:
-                    with s.lock:
-                        s.why_not[node_name] = why
-                return _unschedulable("cannot allocate all claims")
-            allocations = [*result, *pending]
+            got = allocate_on_node(self, s, node.raw, node_name, node_claim)
+            if isinstance(got, Status):
+                return got
+            allocations = got
 
         with s.lock:
             if unavailable:
                 s.unavailable_claims.update(unavailable)
-                return _unschedulable("resourceclaim not available on the node")
+                return unschedulable("resourceclaim not available on the node")
             if s.allocator is not None:
                 s.node_allocations[node_name] = NodeAllocation(
                     allocations,
@@ -502,7 +327,7 @@ class DynamicResources:
         # Go picks one at random (map order); kubesched takes the lowest index, so that runs
         # on the simulated cluster repeat
         # the special claim from an earlier cycle (it has a real name) is deleted below
-        stale_extended = extended is not None and not is_special_claim_name(_name(extended))
+        stale_extended = extended is not None and not is_special_claim_name(name_of(extended))
         for index in sorted(s.unavailable_claims):
             claim = s.claims.get(index)
             if claim is extended:
@@ -519,14 +344,14 @@ class DynamicResources:
                         meta.get("namespace"), resource_version=meta.get("resourceVersion"), subresource="status",
                     )
                 except Exception as e:
-                    return None, _error(e)
+                    return None, error(e)
                 return None, Status.unschedulable("deallocation of ResourceClaim completed")
         if stale_extended:
             assert extended is not None
             try:
                 delete_claim(self.manager.objects, extended)
             except Exception as e:
-                return None, _error(e)
+                return None, error(e)
             return None, Status.unschedulable("deletion of ResourceClaim completed")
         return None, Status.unschedulable("still not schedulable")
 
@@ -539,7 +364,7 @@ class DynamicResources:
         if s is None or s is _EMPTY_STATE:
             return 0  # no claims: Go's Score returns 0 before reading any node
         if not isinstance(s, DraState):
-            return 0, _error("unable to convert state into stateData")
+            return 0, error("unable to convert state into stateData")
         if s.claims.empty():
             return 0
         allocations = s.node_allocations.get(node_info.name)
@@ -548,7 +373,7 @@ class DynamicResources:
         try:
             return compute_score((c for _, c in s.claims.all()), allocations)
         except ValueError as e:
-            return 0, _error(e)
+            return 0, error(e)
 
     @hookimpl
     def score_batch(self, state: CycleState, nodes: Sequence[NodeInfo]) -> list[int] | Status:
@@ -588,11 +413,11 @@ class DynamicResources:
     def reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
         s = state.get(STATE_KEY)
         if not isinstance(s, DraState):
-            return _error(STATE_NOT_FOUND_MSG)
+            return error(STATE_NOT_FOUND_MSG)
         if s.claims.empty():
             return None
         # allocated claims are reserved for real in PreBind
-        num_with_allocator = sum(1 for _, c in s.claims.all() if _allocation(c) is None)
+        num_with_allocator = sum(1 for _, c in s.claims.all() if allocation_of(c) is None)
         if num_with_allocator == 0:
             return None
         extended = s.claims.extended_resource_claim()
@@ -604,10 +429,10 @@ class DynamicResources:
         if allocations is None or not allocations.allocation_results:
             if not need_user_claims:
                 return None  # only the extended-resource claim, served by a device plugin
-            return _error("claim allocation not found for node")
+            return error("claim allocation not found for node")
         results = allocations.allocation_results
         if len(results) != len(to_allocate) or len(results) != num_with_allocator:
-            return _error(
+            return error(
                 f"internal error, have {len(results)} allocations, {len(to_allocate)} claims to allocate, "
                 f"want {num_with_allocator} claims"
             )
@@ -621,7 +446,7 @@ class DynamicResources:
             if FINALIZER not in (meta.get("finalizers") or ()):
                 meta["finalizers"] = [*(meta.get("finalizers") or ()), FINALIZER]
             c.setdefault("status", {})["allocation"] = allocation
-            self.manager.signal_claim_pending_allocation(_uid(c), c)
+            self.manager.signal_claim_pending_allocation(uid_of(c), c)
         return None
 
     @hookimpl
@@ -631,9 +456,9 @@ class DynamicResources:
             return
         for _, claim in s.claims.all_user_claims():
             # the in-flight allocation goes once no pod shares it; the store never held it
-            self.manager.maybe_remove_claim_pending_allocation(_uid(claim), False)
-            if _allocation(claim) is not None and is_reserved_for_pod(pod.uid, claim):
-                self._remove_reservation(claim, pod.uid)
+            self.manager.maybe_remove_claim_pending_allocation(uid_of(claim), False)
+            if allocation_of(claim) is not None and is_reserved_for_pod(pod.uid, claim):
+                remove_reservation(self, claim, pod.uid)
         # unreserveExtendedResourceClaim: the in-flight allocation was signalled under the
         # claim's initial (temporary) UID. Go then restores its assume cache; Reserve wrote
         # nothing to handle.objects, so there is nothing to restore here.
@@ -645,36 +470,6 @@ class DynamicResources:
                 lambda: self.manager.maybe_remove_claim_pending_allocation(initial_uid, False),
                 lambda: None,
             )
-
-    def _remove_reservation(self, claim: Claim, pod_uid: str) -> None:
-        """Drop the pod from ``status.reservedFor`` (Go: a strategic-merge ``$patch: delete``
-        by UID with the claim's UID as precondition; here a merge patch of the whole list with
-        the resourceVersion, read again on a conflict). Errors are logged: the next attempt
-        gets here again."""
-        meta = claim.get("metadata") or {}
-        cur: Mapping[str, Any] = claim
-        for attempt in range(5):
-            try:
-                if attempt:
-                    cur = self.manager.objects.get(API_VERSION, "ResourceClaim", meta.get("name") or "", meta.get("namespace"))
-                if _uid(cur) != _uid(claim):
-                    return
-                reserved = (cur.get("status") or {}).get("reservedFor") or []
-                keep = [r for r in reserved if r.get("uid") != pod_uid]
-                if len(keep) == len(reserved):
-                    return
-                self.manager.objects.patch(
-                    API_VERSION, "ResourceClaim", meta.get("name") or "", {"status": {"reservedFor": keep}},
-                    meta.get("namespace"), resource_version=(cur.get("metadata") or {}).get("resourceVersion"),
-                    subresource="status",
-                )
-                return
-            except ObjectConflict:
-                continue
-            except Exception as e:
-                log.error("unreserve: resourceclaim %s: %s", kobj(claim), e)
-                return
-        log.error("unreserve: resourceclaim %s: too many conflicts", kobj(claim))
 
     # --- PreBind -------------------------------------------------------------------------------
     @hookimpl
@@ -703,7 +498,7 @@ class DynamicResources:
                 return None
             wait_for_binding_conditions(self, s, pod, node_name)
         except BindError as e:
-            return _error(e)
+            return error(e)
         return None
 
     # --- SignPod -------------------------------------------------------------------------------
@@ -711,41 +506,3 @@ class DynamicResources:
     def sign_pod(self, pod: Pod) -> tuple[()] | None:
         # dynamicresources.go SignPod: "pods with dra resource claims are not signable"
         return None if pod.spec.get("resourceClaims") else ()
-
-
-def compute_score(claims: Any, allocations: NodeAllocation) -> int:
-    """computeScore: for every allocated subrequest of a ``firstAvailable`` request,
-    ``8 - its index``. Claims allocated earlier carry their allocation; the others take
-    Filter's results in order. Raises ValueError when there are fewer results than claims."""
-    score = 0
-    unallocated_index = 0
-    results = allocations.allocation_results
-    for claim in claims:
-        allocation = _allocation(claim)
-        if allocation is None:
-            if unallocated_index >= len(results):
-                raise ValueError(
-                    f"number of allocations {len(results)} is smaller than number of claims needing allocation"
-                )
-            allocation = results[unallocated_index]
-            unallocated_index += 1
-        allocated_sub_requests = {
-            r.get("request") or "" for r in (allocation.get("devices") or {}).get("results") or ()
-            if is_sub_request_ref(r.get("request") or "")
-        }
-        for req in ((claim.get("spec") or {}).get("devices") or {}).get("requests") or ():
-            if req.get("exactly") is not None:
-                continue
-            for i, sub in enumerate(req.get("firstAvailable") or ()):
-                if create_sub_request_ref(req.get("name") or "", sub.get("name") or "") in allocated_sub_requests:
-                    score += FIRST_AVAILABLE_DEVICE_REQUEST_MAX_SIZE - i
-    return score
-
-
-def device_unfit_reason(state: CycleState, node_name: str) -> str | None:
-    """For ``kubesched explain``: which claim and request could not be satisfied on the node
-    in this cycle and why (the allocator's ``why_not``), or None."""
-    s = state.get(STATE_KEY)
-    if not isinstance(s, DraState):
-        return None
-    return s.why_not.get(node_name)
