@@ -4,6 +4,13 @@ A watch starts from the list's resourceVersion with bookmarks; a watch that ends
 from the last resourceVersion; ``410 Gone`` (the version was compacted) relists and turns the
 difference into ADDED / MODIFIED / DELETED events, so nothing is missed. Failures are retried
 with backoff for as long as the informer runs.
+
+The cache is also the scheduler's assume cache (Go's ``assumecache``): ``KubeObjects`` puts the
+response of each write into it at once. So, as Go's assume cache does, a watched or listed object
+replaces a cached one only when its resourceVersion is higher (both parsed as integers): the
+watch event of an earlier write (or a list served from a lagging watch cache) never undoes a
+later write the scheduler already cached. DELETED always applies. The rule holds for every kind:
+one API server's resourceVersions grow per object, so it drops nothing from an in-order stream.
 """
 
 from __future__ import annotations
@@ -39,6 +46,24 @@ def _strip(obj: Any) -> None:
     md = obj.get("metadata") if isinstance(obj, dict) else None
     if md:
         md.pop("managedFields", None)
+
+
+def version(obj: Mapping[str, Any] | None) -> int | None:
+    """An object's ``metadata.resourceVersion`` as an integer; None when absent or not a number."""
+    rv = ((obj or {}).get("metadata") or {}).get("resourceVersion")
+    try:
+        return int(rv) if rv is not None else None
+    except (TypeError, ValueError):
+        return None
+
+
+def is_older(obj: Mapping[str, Any], cached: Mapping[str, Any] | None) -> bool:
+    """Whether ``obj`` is not newer than ``cached`` (both resourceVersions parsed): then it must
+    not replace it."""
+    if cached is None:
+        return False
+    new, old = version(obj), version(cached)
+    return new is not None and old is not None and new <= old
 
 
 class Informer:
@@ -121,6 +146,9 @@ class Informer:
             self.resource_version = rv
             for k, obj in items.items():
                 prev = old.get(k)
+                if prev is not None and version(prev) != version(obj) and is_older(obj, prev):
+                    items[k] = prev  # the scheduler's own later write: keep it
+                    continue
                 if prev is None:
                     self._emit("ADDED", None, obj)
                 elif (prev.get("metadata") or {}).get("resourceVersion") != (obj.get("metadata") or {}).get("resourceVersion"):
@@ -184,7 +212,7 @@ class Informer:
             if etype == "DELETED":
                 self.store.pop(k, None)
                 self._emit("DELETED", prev or obj, None)
-            else:
+            elif not is_older(obj, prev):  # else the cache holds this write or a later one already
                 self.store[k] = obj
                 self._emit("ADDED" if prev is None else "MODIFIED", prev, obj)
             if rv:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -11,7 +12,7 @@ from kubesched.sdk.readonly import read_only
 from .codec import copy_json
 from .discovery import api_path
 from .errors import Conflict
-from .informers import Informer
+from .informers import Informer, is_older
 
 if TYPE_CHECKING:
     from .cluster import KubernetesCluster
@@ -38,8 +39,12 @@ class KubeObjects:
         return f"{namespace or 'default'}/{name}" if namespaced else name
 
     def _remember(self, kind: str, obj: Mapping[str, Any]) -> None:
-        """Write-through: a write's response updates the informer cache at once (if newer), so a
-        plugin's next read sees its own write even before the watch event arrives."""
+        """Write-through (Go's ``AssumeCache.Assume``): a write's response goes into the informer
+        cache at once when it is newer than the cached object, so a plugin's next read sees its
+        own write before the watch event arrives, and the change is delivered to the informer's
+        sink as the watch would deliver it (ADDED, or MODIFIED from the cached object; the sink
+        posts to the scheduler loop's inbox, so any thread may call it). The watch event of the
+        same write comes later at the same resourceVersion and the informer drops it."""
         inf = self._c.informers.get(kind)
         if inf is None or not isinstance(obj, Mapping) or not obj.get("metadata"):
             return
@@ -48,12 +53,11 @@ class KubeObjects:
         key = Informer.key(o)
         with inf.lock:
             cur = inf.store.get(key)
-            try:
-                newer = cur is None or int((o["metadata"] or {}).get("resourceVersion") or 0) >= int((cur.get("metadata") or {}).get("resourceVersion") or 0)
-            except ValueError:
-                newer = True
-            if newer:
-                inf.store[key] = read_only(o)
+            if is_older(o, cur):
+                return
+            ro = read_only(o)
+            inf.store[key] = ro
+            inf._emit("ADDED" if cur is None else "MODIFIED", cur, ro)
 
     def get(self, api_version: str, kind: str, name: str, namespace: str | None = None) -> dict[str, Any]:
         inf = self._c.informer_for(kind, api_version)
@@ -84,6 +88,16 @@ class KubeObjects:
         sel = ",".join(f"{k}={v}" for k, v in (label_selector or {}).items()) or None
         data = self._c.client.request("GET", api_path(gv, plural, namespaced and namespace is not None, namespace), query={"labelSelector": sel})
         return list(data.get("items") or [])
+
+    def peek_all(self, api_version: str, kind: str) -> builtins.list[Any]:
+        """Every cached object of a kind itself, without copies (the object store's ``peek_all``):
+        read-only views that callers must not mutate. From the API server (copies) when the kind
+        has no usable informer."""
+        inf = self._c.informer_for(kind, api_version)
+        if inf is not None and inf.synced.is_set() and not inf.forbidden:
+            with inf.lock:
+                return list(inf.store.values())
+        return self.list(api_version, kind)
 
     def patch(self, api_version: str, kind: str, name: str, patch: Mapping[str, Any], namespace: str | None = None, *, resource_version: str | None = None, subresource: str | None = None) -> dict[str, Any]:
         gv, plural, namespaced = self._res(api_version, kind)
