@@ -22,7 +22,7 @@ from kubesched.sdk.readonly import read_only
 
 from .kinds import CLUSTER_SCOPED_KINDS
 
-__all__ = ["ObjectStore", "group_of", "merge_patch"]
+__all__ = ["ObjectInvalid", "ObjectStore", "group_of", "merge_patch"]
 
 #: (event type, kind, old object or None, new object or None); event type is ADDED/MODIFIED/DELETED
 Listener = Callable[[str, str, "dict[str, Any] | None", "dict[str, Any] | None"], None]
@@ -63,6 +63,15 @@ def merge_patch(target: Any, patch: Any) -> Any:
     return out
 
 
+class ObjectInvalid(ValueError):
+    """The write was rejected as the API server rejects an invalid object (HTTP 422); ``str()``
+    is its message (``<Kind>.<group> "<name>" is invalid: <field>: <error>``)."""
+
+
+#: validator(old, new): raises :class:`ObjectInvalid` when ``new`` may not replace ``old``
+Validator = Callable[[Mapping[str, Any], Mapping[str, Any]], None]
+
+
 class ObjectStore:
     """Thread-safe in-memory objects. ``kind`` names are as in manifests (``Pod``, ``PodGroup``)."""
 
@@ -73,6 +82,8 @@ class ObjectStore:
         self._rv = 0
         self._lock = threading.RLock()
         self._listeners: list[Listener] = []
+        #: (group, kind) -> the update validator :meth:`add_validator` set
+        self._validators: dict[tuple[str, str], Validator] = {}
 
     # internals ----------------------------------------------------------------------------
     @staticmethod
@@ -83,6 +94,11 @@ class ObjectStore:
     def _next_rv(self) -> str:
         self._rv += 1
         return str(self._rv)
+
+    def add_validator(self, api_version: str, kind: str, validator: Validator) -> None:
+        """Check every update and patch of ``kind`` (the API server's update validation): the
+        write raises :class:`ObjectInvalid` and changes nothing when ``validator`` raises it."""
+        self._validators[(group_of(api_version), kind)] = validator
 
     def subscribe(self, listener: Listener) -> None:
         self._listeners.append(listener)
@@ -136,6 +152,9 @@ class ObjectStore:
             old = self._objs.get(key)
             if old is None:
                 raise ObjectNotFound(f'{kind} "{md.get("name")}" not found')
+            check = self._validators.get((key[0], key[1]))
+            if check is not None:
+                check(old, o)
             md["resourceVersion"] = self._next_rv()
             o = read_only(o)
             self._objs[key] = o
@@ -180,6 +199,9 @@ class ObjectStore:
                     "please apply your changes to the latest version and try again"
                 )
             new = merge_patch(old, patch)
+            check = self._validators.get((key[0], key[1]))
+            if check is not None:
+                check(old, new)
             new["metadata"] = {**new["metadata"], "resourceVersion": self._next_rv()}
             new = read_only(new)
             self._objs[key] = new

@@ -282,7 +282,14 @@ class Replay:
                 pmd = pod["metadata"]
                 self._delete_pod(pmd.get("namespace") or "default", pmd["name"], f"its node {name} was removed at {go_duration(self._offset())}")
             return
-        self._try_delete(str(obj.get("apiVersion") or "v1"), kind, name, ns)
+        api_version = str(obj.get("apiVersion") or "v1")
+        cur = self.store.peek(api_version, kind, name, ns)
+        if cur is not None and (cur.get("metadata") or {}).get("finalizers"):
+            # the API server only marks an object with finalizers: it goes when the last is removed
+            if not cur["metadata"].get("deletionTimestamp"):
+                self.store.apply_patch(api_version, kind, name, {"metadata": {"deletionTimestamp": rfc3339(self.clock.now())}}, ns)
+            return
+        self._try_delete(api_version, kind, name, ns)
 
     def _delete_pod(self, ns: str, name: str, why: str, *, not_yet: bool = False) -> None:
         """Delete a pod; ``not_yet``: a pod of the file not created yet is deleted as soon as

@@ -31,6 +31,7 @@ the API server; here only a deletion the run saw counts).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
@@ -38,9 +39,17 @@ from kubesched.sdk import ObjectConflict, ObjectNotFound
 from kubesched.sdk._text import cut
 
 from ..kinds import RESOURCE_API_VERSION
+from ..objectstore import ObjectInvalid
 from .controllers import _suffix
 
-__all__ = ["POD_CLAIM_NAME_ANNOTATION", "ResourceClaimController", "claim_row", "generate_name", "uses_claims"]
+__all__ = [
+    "POD_CLAIM_NAME_ANNOTATION",
+    "ResourceClaimController",
+    "claim_row",
+    "generate_name",
+    "uses_claims",
+    "validate_claim_status_update",
+]
 
 #: resourceapi.PodResourceClaimAnnotation
 POD_CLAIM_NAME_ANNOTATION = "resource.kubernetes.io/pod-claim-name"
@@ -48,6 +57,8 @@ POD_CLAIM_NAME_ANNOTATION = "resource.kubernetes.io/pod-claim-name"
 FINALIZER = "resource.kubernetes.io/delete-protection"
 #: Go's maxBaseLen: room for 5 random characters in a name of 63
 MAX_BASE_LEN = 57
+#: resource.ResourceClaimReservedForMaxSize
+RESERVED_FOR_MAX_SIZE = 256
 
 _CLAIM = "ResourceClaim"
 _TEMPLATE = "ResourceClaimTemplate"
@@ -158,6 +169,7 @@ class ResourceClaimController:
         self._rows: dict[tuple[str, str], dict[str, Any]] = {}
         #: uids of the pods with claims the run deleted
         self._deleted: set[str] = set()
+        store.add_validator(RESOURCE_API_VERSION, _CLAIM, validate_claim_status_update)
 
     # the store's events ------------------------------------------------------------------------
     def on_event(self, etype: str, kind: str, old: Mapping[str, Any] | None, new: Mapping[str, Any] | None) -> None:
@@ -219,7 +231,10 @@ class ResourceClaimController:
             reserved = status.get("reservedFor") or []
             if status.get("allocation") and not any(r.get("uid") == uid for r in reserved):
                 ref = {"resource": "pods", "name": name, "uid": uid}
-                self.store.apply_patch(RESOURCE_API_VERSION, _CLAIM, cname, {"status": {"reservedFor": [*reserved, ref]}}, ns)
+                try:
+                    self.store.apply_patch(RESOURCE_API_VERSION, _CLAIM, cname, {"status": {"reservedFor": [*reserved, ref]}}, ns)
+                except ObjectInvalid:
+                    continue  # Go's syncPod returns the API server's error (and tries again later)
 
     def _handle_claim(self, pod: Mapping[str, Any], pc: Mapping[str, Any]) -> str | None:
         """The claim made (or found orphaned) for a template entry of the pod, None when there is
@@ -284,19 +299,36 @@ class ResourceClaimController:
     def _sync_claim(self, claim: Mapping[str, Any]) -> None:
         """``syncClaim``: reservations of pods that are gone, replaced or done are removed; a
         claim no pod reserves any more is deallocated (with the scheduler's finalizer); a claim
-        made for a pod that is gone or done is deleted. ``gone``: the uid of a pod just deleted."""
+        being deleted (``deletionTimestamp``) that no pod reserves is deallocated and loses the
+        finalizer, and goes when no finalizer is left; a claim made for a pod that is gone or
+        done is deleted."""
         md = _meta(claim)
         ns, name = str(md.get("namespace") or "default"), str(md.get("name"))
         status = _map(claim.get("status"))
         reserved = [r for r in status.get("reservedFor") or () if isinstance(r, Mapping)]
         remaining = [r for r in reserved if not self._pod_gone(r, ns)]
         finalizers = list(md.get("finalizers") or ())
+        patch: dict[str, Any] = {}
         if len(remaining) < len(reserved):
-            patch: dict[str, Any] = {"status": {"reservedFor": remaining or None}}
+            patch["status"] = {"reservedFor": remaining or None}
             if not remaining and FINALIZER in finalizers:
                 patch["status"]["allocation"] = None
                 patch["metadata"] = {"finalizers": [f for f in finalizers if f != FINALIZER] or None}
-            claim = self.store.apply_patch(RESOURCE_API_VERSION, _CLAIM, name, patch, ns)
+        elif FINALIZER in finalizers and md.get("deletionTimestamp") and not remaining:
+            # Go's second branch: a claim being deleted that nobody uses loses its allocation
+            # (if it still has one) and the finalizer that blocks its removal
+            patch["metadata"] = {"finalizers": [f for f in finalizers if f != FINALIZER] or None}
+            if status.get("allocation") is not None:
+                patch["status"] = {"allocation": None}
+        if patch:
+            try:
+                claim = self.store.apply_patch(RESOURCE_API_VERSION, _CLAIM, name, patch, ns)
+            except ObjectNotFound:
+                return
+            if _meta(claim).get("deletionTimestamp") and not _meta(claim).get("finalizers"):
+                # the API server removes an object being deleted once it has no finalizer left
+                self._try_delete(name, ns)
+                return
         if remaining:
             return
         owner = _owning_pod(claim)
@@ -307,10 +339,13 @@ class ResourceClaimController:
         # that of a pod deleted (a pod not in the cluster yet, one of the file still to come,
         # is not taken for a deleted one)
         if (pod is None and owner[1] in self._deleted) or (pod is not None and (str(_meta(pod).get("uid")) != owner[1] or _is_done(pod))):
-            try:
-                self.store.delete(RESOURCE_API_VERSION, _CLAIM, name, ns)
-            except ObjectNotFound:
-                pass
+            self._try_delete(name, ns)
+
+    def _try_delete(self, name: str, ns: str) -> None:
+        try:
+            self.store.delete(RESOURCE_API_VERSION, _CLAIM, name, ns)
+        except ObjectNotFound:
+            pass
 
     def _pod_gone(self, ref: Mapping[str, Any], ns: str) -> bool:
         if ref.get("apiGroup") or ref.get("resource") != "pods":
@@ -343,6 +378,50 @@ class ResourceClaimController:
         the end of the run. Deallocated (no pod reserves it any more) and Deleted claims keep
         the allocation they had last."""
         return [dict(r) for r in self._rows.values()]
+
+
+_REF_KEYS = ("apiGroup", "resource", "name", "uid")
+
+
+def validate_claim_status_update(old: Mapping[str, Any], new: Mapping[str, Any]) -> None:
+    """The API server's check of a ResourceClaim's status write (Go's
+    ``validateResourceClaimStatusUpdate``, v1.36.3): ``status.reservedFor`` has at most 256
+    entries, each with resource, name and uid, no uid twice, none without an allocation and no
+    new one while the claim is being deleted; a set ``status.allocation`` does not change.
+    Raises :class:`ObjectInvalid` with the API server's message."""
+    status, old_status = _map(new.get("status")), _map(old.get("status"))
+    if status == old_status:
+        return
+    errs: list[str] = []
+    path = "status.reservedFor"
+    reserved = status.get("reservedFor") or []
+    reserved = reserved if isinstance(reserved, list) else []
+    if len(reserved) > RESERVED_FOR_MAX_SIZE:
+        errs.append(f"{path}: Too many: {len(reserved)}: must have at most {RESERVED_FOR_MAX_SIZE} items")
+    else:
+        for i, ref in enumerate(reserved):
+            ref = _map(ref)
+            errs += [f"{path}[{i}].{k}: Required value" for k in ("resource", "name", "uid") if not ref.get(k)]
+        seen: set[str] = set()
+        for i, ref in enumerate(reserved):
+            uid = str(_map(ref).get("uid") or "")
+            if uid in seen:
+                errs.append(f"{path}[{i}]: Duplicate value: {json.dumps(uid)}")
+            seen.add(uid)
+    allocation, old_allocation = status.get("allocation"), old_status.get("allocation")
+    if reserved:
+        if allocation is None:
+            errs.append(f"{path}: Forbidden: may not be specified when `allocated` is not set")
+        elif _meta(new).get("deletionTimestamp"):
+            before = {tuple(str(_map(r).get(k) or "") for k in _REF_KEYS) for r in old_status.get("reservedFor") or ()}
+            if any(tuple(str(_map(r).get(k) or "") for k in _REF_KEYS) not in before for r in reserved):
+                errs.append(f"{path}: Forbidden: new entries may not be added while `deallocationRequested` or `deletionTimestamp` are set")
+    if old_allocation is not None and allocation is not None and allocation != old_allocation:
+        errs.append(f"status.allocation: Invalid value: {cut(json.dumps(allocation, separators=(',', ':')))}: field is immutable")
+    if errs:
+        md = _meta(new)
+        text = errs[0] if len(errs) == 1 else "[" + ", ".join(errs) + "]"
+        raise ObjectInvalid(f"{_CLAIM}.resource.k8s.io {_go_quote(cut(md.get('name')))} is invalid: {text}")
 
 
 class _Failed(Exception):
