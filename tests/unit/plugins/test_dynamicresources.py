@@ -15,7 +15,7 @@ from kubesched.sdk import ArgsError, Code, CycleState, Pod, Status, hookimpl
 from kubesched.testing import build_plugin, make_pod
 
 #: the claim lister's NotFound (PreFilter's foreachPodResourceClaim)
-MISSING = 'resourceclaim.resource.k8s.io "my-pod-my-resource" not found'
+MISSING = 'could not find ResourceClaim "default/my-pod-my-resource"'
 
 
 def _claim_pod() -> Pod:
@@ -125,7 +125,7 @@ def test_message_of_a_pod_with_claims(ks, calls) -> None:
     r = ks.run({"Full": _full(calls)}, {"preFilter": ["DynamicResources"], "filter": ["Full"], **POST_FILTER},
                ks.nodes(2) + [p])
     assert r.result("p").message == (
-        '0/2 nodes are available: resourceclaim.resource.k8s.io "no-such-claim" not found. no new claims to deallocate, '
+        '0/2 nodes are available: could not find ResourceClaim "default/no-such-claim". no new claims to deallocate, '
         "preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling."
     )
     assert calls == []  # no Filter ran

@@ -51,7 +51,7 @@ class DraManager:
         try:
             return self.objects.get(API_VERSION, "ResourceClaim", claim_name, namespace)
         except ObjectNotFound:
-            raise ClaimError(f'resourceclaim.resource.k8s.io "{claim_name}" not found') from None
+            raise ClaimError(f'could not find ResourceClaim "{namespace}/{claim_name}"') from None
 
     def _list(self, kind: str) -> list[Any]:
         """Every object of a kind, read only: the stored objects themselves where the client
