@@ -193,3 +193,64 @@ def test_the_257th_pod_of_a_shared_claim_is_an_error_not_bound(tmp_path: Path) -
     )
     (claim,) = report["claims"]
     assert claim["status"] == "Allocated" and len(claim["pods"]) == 256
+
+
+# --- binding conditions on the simulated cluster ----------------------------------------------
+def test_binding_conditions_no_driver_meets_end_in_the_timeout_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A device with bindingConditions: PreBind's wait cannot be met on the simulated cluster
+    (no driver; binding is inline), so it ends in Go's timeout error at once instead of
+    sleeping bindingTimeout (10 minutes) of wall time per attempt: it never sleeps."""
+    from kubesched.runtime.plugins.dynamicresources import binding
+
+    def no_sleep(_s: float) -> None:
+        raise AssertionError("PreBind slept on the simulated cluster")
+
+    monkeypatch.setattr(binding.time, "sleep", no_sleep)
+    objs = list(yaml.safe_load_all(_S5))
+    report = _run(tmp_path, objs)
+    status, node, message = _pods(report)["p1"]
+    assert status == "Error"
+    assert message == (
+        'running PreBind plugin "DynamicResources": device binding timeout: context deadline exceeded'
+    )
+
+
+_S5 = """
+apiVersion: v1
+kind: Node
+metadata: {name: n1, labels: {kubernetes.io/hostname: n1}}
+status:
+  capacity: {cpu: "16", memory: 64Gi, pods: "110"}
+  allocatable: {cpu: "16", memory: 64Gi, pods: "110"}
+---
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: gpu}
+spec:
+  selectors: [{cel: {expression: device.driver == "gpu.example.com"}}]
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: n1-gpu}
+spec:
+  driver: gpu.example.com
+  nodeName: n1
+  pool: {name: n1, generation: 1, resourceSliceCount: 1}
+  devices: [{name: gpu-0, bindingConditions: [attached], bindingFailureConditions: [failed]}]
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: c1}
+spec:
+  devices:
+    requests: [{name: g, exactly: {deviceClassName: gpu}}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: p1}
+spec:
+  resourceClaims: [{name: g, resourceClaimName: c1}]
+  containers: [{name: c, image: x, resources: {claims: [{name: g}]}}]
+"""
