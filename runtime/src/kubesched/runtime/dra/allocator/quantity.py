@@ -21,7 +21,11 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
-from kubesched.sdk.quantity import INT64_MAX, parse_quantity
+from kubesched.sdk.quantity import (
+    INT64_MAX,
+    _scan,  # parseQuantityString, shared with the parser
+    parse_quantity,
+)
 
 __all__ = ["BINARY_SI", "DECIMAL_EXPONENT", "DECIMAL_SI", "Quantity", "format_quantity"]
 
@@ -33,7 +37,6 @@ _BIN = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60}
 _DEC = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
 _BIN_SUFFIX = {e: s for s, e in _BIN.items()}
 _DEC_SUFFIX = {e: s for s, e in _DEC.items()}
-_DIGITS = frozenset("0123456789")
 _NANO = 10**9
 _INT64_MIN = (-(1 << 63), 0)
 
@@ -83,28 +86,6 @@ class Quantity:
         return self.text or format_quantity(self.value, self.format)
 
 
-def _scan(s: str) -> tuple[str, str, str]:
-    """parseQuantityString for text parse_quantity accepted: (num, denom, suffix)."""
-    pos = 1 if s[:1] in ("+", "-") else 0
-    end = len(s)
-    while pos < end and s[pos] == "0":
-        pos += 1
-    if pos >= end:
-        return "0", "", ""
-    start = pos
-    while pos < end and s[pos] in _DIGITS:
-        pos += 1
-    num = s[start:pos] or "0"
-    denom = ""
-    if pos < end and s[pos] == ".":
-        pos += 1
-        start = pos
-        while pos < end and s[pos] in _DIGITS:
-            pos += 1
-        denom = s[start:pos]
-    return num, denom, s[pos:]
-
-
 @lru_cache(maxsize=4096)
 def _parse_text(text: str) -> Quantity:
     """A quantity's text parsed (Quantity is immutable, so equal texts share one)."""
@@ -115,7 +96,7 @@ def _go_parse(text: str, value: Fraction) -> Quantity:
     """ParseQuantity's representation of ``text`` (already parsed to ``value``)."""
     if text == "0":
         return Quantity(value, DECIMAL_SI, "0", (0, 0))
-    num, denom, suffix = _scan(text)
+    _, num, denom, suffix = _scan(text)
     if suffix in _DEC:
         fmt, exponent = DECIMAL_SI, _DEC[suffix]
     elif suffix in _BIN:
