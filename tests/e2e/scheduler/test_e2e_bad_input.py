@@ -6,8 +6,8 @@ is refused at decoding (400), a matchFields ``In`` with two values and a Gt in a
 (anti-)affinity label selector are refused by validation (422), ``spec.priority`` without a
 PriorityClass by the Priority admission plugin (403). A node affinity requirement ``Gt`` with a
 non-integer value is *accepted* (validation checks only that there is one value), and kubesched
-cannot parse it. A pod with ``spec.resourceClaims`` is accepted too, and kubesched's
-DynamicResources plugin rejects it (it does not allocate claims).
+cannot parse it. A pod whose ResourceClaim asks for a DeviceClass that does not exist is
+accepted too, and DynamicResources' PreFilter rejects it as kube-scheduler's does.
 
 For the Gt pod kubesched does what kube-scheduler does: node affinity uses a "lazy error" node
 selector, so the unparseable term simply matches no node ("node(s) didn't match Pod's node
@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from e2e_dra import DraApi, claim_spec, exactly, resource_claim
 from e2e_sched import (
     GROUP_LABEL,
     Kubesched,
@@ -38,7 +39,7 @@ def _condition(core_v1: Any, namespace: str, pod: str) -> Any:
     return wait_for(get, timeout=30, message=f"PodScheduled=False on {pod}")
 
 
-def test_unparseable_and_unsupported_pods_do_not_stop_the_scheduler(
+def test_unparseable_and_rejected_pods_do_not_stop_the_scheduler(
     core_v1: Any,
     events_v1: Any,
     namespace: str,
@@ -76,9 +77,16 @@ def test_unparseable_and_unsupported_pods_do_not_stop_the_scheduler(
     assert cond.reason == "Unschedulable"  # as kube-scheduler: the bad term matches no node
     assert cond.message == ev.note
 
-    # 2. Accepted and parseable, rejected by a plugin: DynamicResources and resourceClaims.
+    # 2. Accepted and parseable, rejected by a plugin: DynamicResources, a claim whose request
+    # names a DeviceClass that does not exist (PreFilter: UnschedulableAndUnresolvable).
+    missing_class = f"no-such-class-{test_id}"
+    DraApi(core_v1.api_client).create(
+        namespace,
+        "resourceclaims",
+        resource_claim(f"bad-claim-{test_id}", claim_spec([exactly("gpu", missing_class)])),
+    )
     claims = {
-        "resourceClaims": [{"name": "gpu", "resourceClaimName": f"no-such-claim-{test_id}"}],
+        "resourceClaims": [{"name": "gpu", "resourceClaimName": f"bad-claim-{test_id}"}],
         "containers": [
             {
                 "name": "main",
@@ -96,10 +104,7 @@ def test_unparseable_and_unsupported_pods_do_not_stop_the_scheduler(
         spec_overrides=claims,
     )
     ev = wait_event(events_v1, namespace, "bad-claims", "FailedScheduling")
-    assert (
-        "kubesched does not support dynamic resource allocation (pod uses resourceClaims)"
-        in ev.note
-    ), ev.note
+    assert f"request gpu: device class {missing_class} does not exist" in ev.note, ev.note
     assert ev.note.startswith("0/"), ev.note  # kube-scheduler's "0/N nodes are available: ..." form
     cond = _condition(core_v1, namespace, "bad-claims")
     assert cond.reason == "Unschedulable"
