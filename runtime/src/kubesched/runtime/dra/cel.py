@@ -2,7 +2,9 @@
 
 The environment is the apiserver's base environment as far as the CEL runtime (Google's C++ runtime,
 ``cel-expr-python``) offers it (the strings extension v2, regular expressions, ``cel.bind``), plus
-Kubernetes' quantity and semver libraries (:mod:`.celtypes`) and the ``device`` variable:
+Kubernetes' quantity and semver libraries (:mod:`.celtypes`), IP and CIDR libraries (:mod:`.celnet`; Go's
+``string(ip)``/``string(cidr)`` are missing: the checker takes no overload of ``string`` on an abstract type
+inside an extension), the libraries of :mod:`.cellibs` and the ``device`` variable:
 ``device.driver``, ``device.allowMultipleAllocations``, ``device.attributes[domain][id]`` and
 ``device.capacity[domain][id]`` (a quantity). An attribute or capacity name without a domain gets the
 device's driver as its domain. Go's attributes and capacity maps give an empty map for a domain they lack
@@ -46,7 +48,7 @@ from cel_expr_python.ext import ext_bindings, ext_strings
 
 from kubesched.sdk.quantity import QuantityError, parse_quantity
 
-from . import cellibs, celtypes
+from . import cellibs, celnet, celtypes
 from .celtypes import SemverError
 
 __all__ = ["Cache", "CelError", "CompilationResult", "compile_expression"]
@@ -58,7 +60,9 @@ _SEMVER = _T.AbstractType("kubernetes.Semver")
 _ANY = _T("google.protobuf.Any")
 _NO_TYPE = _T.AbstractType("kubesched.NoSuchType")
 _SCALARS = {"string": _T.STRING, "int": _T.INT, "bool": _T.BOOL, "double": _T.DOUBLE}
-_FUNCTIONS = celtypes.QUANTITY_FUNCTIONS + celtypes.SEMVER_FUNCTIONS
+_IP = _T.AbstractType("net.IP")
+_CIDR = _T.AbstractType("net.CIDR")
+_FUNCTIONS = celtypes.QUANTITY_FUNCTIONS + celtypes.SEMVER_FUNCTIONS + celnet.NET_FUNCTIONS
 
 
 class CelError(Exception):
@@ -94,7 +98,7 @@ def _variables(quantity: Any, attribute: Any, mode: int, device: Any) -> dict[st
 
 def _check_env(mode: int) -> Any:
     """Quantity and Semver as their own types: for type-checking only (values of them cannot be evaluated)."""
-    kinds = {**_SCALARS, "Q": _QUANTITY, "S": _SEMVER}
+    kinds = {**_SCALARS, "Q": _QUANTITY, "S": _SEMVER, "IP": _IP, "CIDR": _CIDR}
     by_name: dict[str, list[Any]] = {}
     for name, oid, member, params, result, impl in _FUNCTIONS:
         by_name.setdefault(name, []).append(
@@ -168,7 +172,7 @@ def _library(check: bool) -> Any:
 
 def _run_env(mode: int) -> Any:
     """Quantities as lists and versions as tagged strings: the environment expressions are evaluated in."""
-    kinds = {**_SCALARS, "Q": _T.List(_T.DYN), "S": _T.STRING}
+    kinds = {**_SCALARS, "Q": _T.List(_T.DYN), "S": _T.STRING, "IP": _T.List(_T.DYN), "CIDR": _T.List(_T.DYN)}
     by_name: dict[str, list[Any]] = {}
     for name, oid, member, params, result, impl in _FUNCTIONS:
         by_name.setdefault(name, []).append(

@@ -2,12 +2,14 @@
 
 cel-go libraries the C++ runtime ships are switched on by :data:`EXTENSIONS_CONFIG` with the versions
 the 1.36 base environment uses: ``sets``, ``lists`` (cel-go's version 3 only adds cost estimates to
-version 2), ``two-var-comprehensions`` and ``optional``. Kubernetes' own libraries are written here
-(pkg/cel/library lists.go, regex.go, urls.go, ip.go, cidr.go) as the overload rows of :mod:`.celtypes`:
+version 2), ``two-var-comprehensions`` and ``optional``. Kubernetes' lists and regex libraries are written
+here (pkg/cel/library lists.go, regex.go) as the overload rows of :mod:`.celtypes`:
 ``(name, overload id, member?, parameter types, result type, impl)`` where a type is a cel type
 signature (``"list(int)"``) or one of the opaque kinds ``"IP"``, ``"CIDR"``, ``"URL"``.
 
-As for quantities and versions, the runtime takes no opaque values: an IP is the list
+IP and CIDR (ip.go, cidr.go) are :mod:`.celnet`'s rows, declared beside quantity's by :mod:`.cel` (the checker
+collides abstract types declared inside an extension). As for quantities and versions, the runtime takes no
+opaque values: an IP is the list
 ``["\\ue000ip", "<canonical address>"]``, a CIDR ``["\\ue000cidr", "<address>", <bits>]`` (lists, so
 that ``string(ip)`` can be an overload of ``string`` apart from ``string(string)``; CEL's ``==`` on them
 is Go's ``Equal``) and a URL the tagged string ``"\\ue000u:<text>"``. :mod:`.cel` declares the rows
