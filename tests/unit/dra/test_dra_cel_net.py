@@ -1,8 +1,10 @@
-"""Kubernetes' IP and CIDR CEL libraries in DRA selectors (kubesched.runtime.dra.celnet).
+"""Kubernetes' IP, CIDR and URL CEL libraries in DRA selectors (kubesched.runtime.dra.celnet, celurl).
 
 Ids name the Go test and case: ``GoTestIP/<name>`` and ``GoTestCIDR/<name>`` are apiserver@v0.36.3
 pkg/cel/library ip_test.go and cidr_test.go; ``netip/<case>`` are Go's net/netip ParseAddr/ParsePrefix
-rules (the texts as Go's CompileCELExpression/DeviceMatches give them, checked with a Go harness).
+rules, ``GoTestValidationExpressions/URL_parsing`` is apiextensions-apiserver@v0.36.3
+pkg/apiserver/schema/cel/validation_test.go, ``neturl/<case>`` Go's net/url rules (the texts as Go's
+CompileCELExpression/DeviceMatches give them, checked with a Go harness).
 """
 
 from __future__ import annotations
@@ -306,3 +308,239 @@ def test_canonical_form(text: str, canonical: str) -> None:
     bitlen, value, _zone = parse_addr(text)
     assert format_addr(bitlen, value) == canonical
     assert evaluate(f'ip.isCanonical("{canonical}")') is True
+
+
+URL_TRUE = [
+    pytest.param("url('/path').getScheme() == ''", id="GoTestValidationExpressions/URL_parsing/0"),
+    pytest.param(
+        "url('https://example.com/').getScheme() == 'https'",
+        id="GoTestValidationExpressions/URL_parsing/1",
+    ),
+    pytest.param(
+        "url('https://example.com:80/').getHost() == 'example.com:80'",
+        id="GoTestValidationExpressions/URL_parsing/2",
+    ),
+    pytest.param(
+        "url('https://example.com/').getHost() == 'example.com'",
+        id="GoTestValidationExpressions/URL_parsing/3",
+    ),
+    pytest.param(
+        "url('https://[::1]:80/').getHost() == '[::1]:80'",
+        id="GoTestValidationExpressions/URL_parsing/4",
+    ),
+    pytest.param(
+        "url('https://[::1]/').getHost() == '[::1]'", id="GoTestValidationExpressions/URL_parsing/5"
+    ),
+    pytest.param("url('/path').getHost() == ''", id="GoTestValidationExpressions/URL_parsing/6"),
+    pytest.param(
+        "url('https://example.com:80/').getHostname() == 'example.com'",
+        id="GoTestValidationExpressions/URL_parsing/7",
+    ),
+    pytest.param(
+        "url('https://127.0.0.1/').getHostname() == '127.0.0.1'",
+        id="GoTestValidationExpressions/URL_parsing/8",
+    ),
+    pytest.param(
+        "url('https://[::1]/').getHostname() == '::1'",
+        id="GoTestValidationExpressions/URL_parsing/9",
+    ),
+    pytest.param(
+        "url('/path').getHostname() == ''", id="GoTestValidationExpressions/URL_parsing/10"
+    ),
+    pytest.param(
+        "url('https://example.com:80/').getPort() == '80'",
+        id="GoTestValidationExpressions/URL_parsing/11",
+    ),
+    pytest.param(
+        "url('https://example.com/').getPort() == ''",
+        id="GoTestValidationExpressions/URL_parsing/12",
+    ),
+    pytest.param("url('/path').getPort() == ''", id="GoTestValidationExpressions/URL_parsing/13"),
+    pytest.param(
+        "url('https://example.com/path').getEscapedPath() == '/path'",
+        id="GoTestValidationExpressions/URL_parsing/14",
+    ),
+    pytest.param(
+        "url('https://example.com/with space/').getEscapedPath() == '/with%20space/'",
+        id="GoTestValidationExpressions/URL_parsing/15",
+    ),
+    pytest.param(
+        "url('https://example.com').getEscapedPath() == ''",
+        id="GoTestValidationExpressions/URL_parsing/16",
+    ),
+    pytest.param(
+        "url('https://example.com/path?k1=a&k2=b&k2=c').getQuery() == { 'k1': ['a'], 'k2': ['b', 'c']}",
+        id="GoTestValidationExpressions/URL_parsing/17",
+    ),
+    pytest.param(
+        "url('https://example.com/path?key with spaces=value with spaces').getQuery() == { 'key with spaces': ['value with spaces']}",
+        id="GoTestValidationExpressions/URL_parsing/18",
+    ),
+    pytest.param(
+        "url('https://example.com/path?').getQuery() == {}",
+        id="GoTestValidationExpressions/URL_parsing/19",
+    ),
+    pytest.param(
+        "url('https://example.com/path').getQuery() == {}",
+        id="GoTestValidationExpressions/URL_parsing/20",
+    ),
+    pytest.param(
+        "isURL('https://user:pass@example.com:80/path?query=val#fragment')",
+        id="GoTestValidationExpressions/URL_parsing/21",
+    ),
+    pytest.param("isURL('/path') == true", id="GoTestValidationExpressions/URL_parsing/22"),
+    pytest.param(
+        "isURL('https://a:b:c/') == false", id="GoTestValidationExpressions/URL_parsing/23"
+    ),
+    pytest.param(
+        "isURL('../relative-path') == false", id="GoTestValidationExpressions/URL_parsing/24"
+    ),
+    pytest.param(
+        "url('https:://kubernetes.io/').getHostname() != 'test'",
+        id="GoTestValidationExpressions/cost_for_extended_lib_url",
+    ),
+    pytest.param(
+        "url('https://user:pass@kubernetes.io:80/docs/home?k1=a&k2=b&k2=c#anchor').getHost() == 'kubernetes.io:80'",
+        id="neturl/26",
+    ),
+    pytest.param(
+        "url('http://[fe80::1%25eth0]:8080/').getHost() == '[fe80::1%eth0]:8080'", id="neturl/27"
+    ),
+    pytest.param(
+        "url('http://[fe80::1%25eth0]:8080/').getHostname() == 'fe80::1%eth0'", id="neturl/28"
+    ),
+    pytest.param("url('http://u@s:er@a/').getHost() == 'a'", id="neturl/29"),
+    pytest.param("url('http://a/b%2Fc').getEscapedPath() == '/b%2Fc'", id="neturl/30"),
+    pytest.param("url('http://a/ü').getEscapedPath() == '/%C3%BC'", id="neturl/31"),
+    pytest.param("url('http://a/b?x=1;y=2&z=3').getQuery() == {'z': ['3']}", id="neturl/32"),
+    pytest.param("url('http://a/b?x=%zz&z=3+4').getQuery() == {'z': ['3 4']}", id="neturl/33"),
+    pytest.param("url('mailto:someone@example.com').getScheme() == 'mailto'", id="neturl/34"),
+    pytest.param("url('mailto:someone@example.com').getHost() == ''", id="neturl/35"),
+    pytest.param("url('HTTP://A/').getScheme() == 'http'", id="neturl/36"),
+    pytest.param("url('HTTP://A/') == url('http://A/')", id="neturl/37"),
+    pytest.param("url('http://a/b') == url('http://a/b#')", id="neturl/38"),
+    pytest.param("url('http://a/b#c') == url('http://a/b#c')", id="neturl/39"),
+    pytest.param("url('*').getEscapedPath() == '*'", id="neturl/40"),
+    pytest.param("url('/a?').getQuery() == {}", id="neturl/41"),
+    pytest.param("url('http://a:80/').getPort() == '80'", id="neturl/42"),
+    pytest.param("url('http://a:/').getPort() == ''", id="neturl/43"),
+    pytest.param("url('http:/a').getHost() == ''", id="neturl/44"),
+    pytest.param("url('//a/b').getHost() == 'a'", id="neturl/45"),
+    pytest.param("isURL('//a/b')", id="neturl/46"),
+    pytest.param("isURL('http:')", id="neturl/47"),
+    pytest.param("url('http:').getEscapedPath() == ''", id="neturl/48"),
+]
+
+
+@pytest.mark.parametrize("expression", URL_TRUE)
+def test_url_true(expression: str) -> None:
+    assert evaluate(expression) is True
+
+
+URL_ERRORS = [
+    pytest.param(
+        "url('https://a:b:c/').getHost() == ''",
+        'URL parse error during conversion from string: parse "https://a:b:c/": invalid port ":b:c" after host',
+        id="neturl/error0",
+    ),
+    pytest.param(
+        "url('foo://a:b:c/').getHost() == 'a:b:c'",
+        'URL parse error during conversion from string: parse "foo://a:b:c/": invalid port ":c" after host',
+        id="neturl/error1",
+    ),
+    pytest.param(
+        "url('../relative').getHost() == ''",
+        'URL parse error during conversion from string: parse "../relative": invalid URI for request',
+        id="neturl/error2",
+    ),
+    pytest.param(
+        "url('').getHost() == ''",
+        'URL parse error during conversion from string: parse "": empty url',
+        id="neturl/error3",
+    ),
+    pytest.param(
+        "url('http://a\\x01').getHost() == ''",
+        'URL parse error during conversion from string: parse "http://a\\x01": net/url: invalid control character in URL',
+        id="neturl/error4",
+    ),
+    pytest.param(
+        "url('http://[::1').getHost() == ''",
+        "URL parse error during conversion from string: parse \"http://[::1\": missing ']' in host",
+        id="neturl/error5",
+    ),
+    pytest.param(
+        "url('http://x[::1]').getHost() == ''",
+        'URL parse error during conversion from string: parse "http://x[::1]": invalid IP-literal',
+        id="neturl/error6",
+    ),
+    pytest.param(
+        "url('http://[1.2.3.4]/').getHost() == ''",
+        'URL parse error during conversion from string: parse "http://[1.2.3.4]/": invalid IP-literal',
+        id="neturl/error7",
+    ),
+    pytest.param(
+        "url('http://[fe80::x]/').getHost() == ''",
+        'URL parse error during conversion from string: parse "http://[fe80::x]/": invalid host: ParseAddr("fe80::x"): each colon-separated field must have at least one digit (at "x")',
+        id="neturl/error8",
+    ),
+    pytest.param(
+        "url('http://a%2/').getHost() == ''",
+        'URL parse error during conversion from string: parse "http://a%2/": invalid URL escape "%2"',
+        id="neturl/error9",
+    ),
+    pytest.param(
+        "url('http://a%41/').getHost() == 'aA'",
+        'URL parse error during conversion from string: parse "http://a%41/": invalid URL escape "%41"',
+        id="neturl/error10",
+    ),
+    pytest.param(
+        "url('http://a%01/').getHost() == ''",
+        'URL parse error during conversion from string: parse "http://a%01/": invalid URL escape "%01"',
+        id="neturl/error11",
+    ),
+    pytest.param(
+        "url('http://a b/').getHost() == ''",
+        'URL parse error during conversion from string: parse "http://a b/": invalid character " " in host name',
+        id="neturl/error12",
+    ),
+    pytest.param(
+        "url('http://u s@a/').getHost() == 'a'",
+        'URL parse error during conversion from string: parse "http://u s@a/": net/url: invalid userinfo',
+        id="neturl/error13",
+    ),
+    pytest.param(
+        "url('http://u%zz@a/').getHost() == 'a'",
+        'URL parse error during conversion from string: parse "http://u%zz@a/": invalid URL escape "%zz"',
+        id="neturl/error14",
+    ),
+    pytest.param(
+        "url('http://a/%zz').getHost() == 'a'",
+        'URL parse error during conversion from string: parse "http://a/%zz": invalid URL escape "%zz"',
+        id="neturl/error15",
+    ),
+    pytest.param(
+        "url('http://a/b#c%zz') == url('http://a/b')",
+        'URL parse error during conversion from string: parse "http://a/b#c%zz": invalid URL escape "%zz"',
+        id="neturl/error16",
+    ),
+    pytest.param(
+        "url('http://a:x/').getPort() == ''",
+        'URL parse error during conversion from string: parse "http://a:x/": invalid port ":x" after host',
+        id="neturl/error17",
+    ),
+]
+
+
+@pytest.mark.parametrize(("expression", "message"), URL_ERRORS)
+def test_url_errors(expression: str, message: str) -> None:
+    assert runtime_error(expression) == "CEL runtime error: " + message
+
+
+def test_url_type_errors() -> None:
+    assert str(compile_expression("url('https://example.com')").error) == (
+        "CEL compile error: must evaluate to bool or the unknown type, not kubernetes.URL"
+    )
+    assert str(compile_expression("url('a').getScheme() == 1").error) == (
+        "CEL compile error: compilation failed: ERROR: <input>:1:22: found no matching overload for '_==_' "
+        "applied to '(string, int)'\n | url('a').getScheme() == 1\n | .....................^"
+    )

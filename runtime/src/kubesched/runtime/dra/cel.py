@@ -2,9 +2,9 @@
 
 The environment is the apiserver's base environment as far as the CEL runtime (Google's C++ runtime,
 ``cel-expr-python``) offers it (the strings extension v2, regular expressions, ``cel.bind``), plus
-Kubernetes' quantity and semver libraries (:mod:`.celtypes`), IP and CIDR libraries (:mod:`.celnet`; Go's
-``string(ip)``/``string(cidr)`` are missing: the checker takes no overload of ``string`` on an abstract type
-inside an extension), the libraries of :mod:`.cellibs` and the ``device`` variable:
+Kubernetes' quantity and semver libraries (:mod:`.celtypes`), URL library (:mod:`.celurl`), IP and CIDR
+libraries (:mod:`.celnet`; Go's ``string(ip)``/``string(cidr)`` are missing: the checker takes no overload of
+``string`` on an abstract type inside an extension), the libraries of :mod:`.cellibs` and the ``device`` variable:
 ``device.driver``, ``device.allowMultipleAllocations``, ``device.attributes[domain][id]`` and
 ``device.capacity[domain][id]`` (a quantity). An attribute or capacity name without a domain gets the
 device's driver as its domain. Go's attributes and capacity maps give an empty map for a domain they lack
@@ -48,7 +48,7 @@ from cel_expr_python.ext import ext_bindings, ext_strings
 
 from kubesched.sdk.quantity import QuantityError, parse_quantity
 
-from . import cellibs, celnet, celtypes
+from . import cellibs, celnet, celtypes, celurl
 from .celtypes import SemverError
 
 __all__ = ["Cache", "CelError", "CompilationResult", "compile_expression"]
@@ -62,7 +62,9 @@ _NO_TYPE = _T.AbstractType("kubesched.NoSuchType")
 _SCALARS = {"string": _T.STRING, "int": _T.INT, "bool": _T.BOOL, "double": _T.DOUBLE}
 _IP = _T.AbstractType("net.IP")
 _CIDR = _T.AbstractType("net.CIDR")
-_FUNCTIONS = celtypes.QUANTITY_FUNCTIONS + celtypes.SEMVER_FUNCTIONS + celnet.NET_FUNCTIONS
+_URL = _T.AbstractType("kubernetes.URL")
+_QUERY = _T.Map(_T.STRING, _T.List(_T.STRING))
+_FUNCTIONS = celtypes.QUANTITY_FUNCTIONS + celtypes.SEMVER_FUNCTIONS + celnet.NET_FUNCTIONS + celurl.URL_FUNCTIONS
 
 
 class CelError(Exception):
@@ -98,7 +100,7 @@ def _variables(quantity: Any, attribute: Any, mode: int, device: Any) -> dict[st
 
 def _check_env(mode: int) -> Any:
     """Quantity and Semver as their own types: for type-checking only (values of them cannot be evaluated)."""
-    kinds = {**_SCALARS, "Q": _QUANTITY, "S": _SEMVER, "IP": _IP, "CIDR": _CIDR}
+    kinds = {**_SCALARS, "Q": _QUANTITY, "S": _SEMVER, "IP": _IP, "CIDR": _CIDR, "URL": _URL, "QUERY": _QUERY}
     by_name: dict[str, list[Any]] = {}
     for name, oid, member, params, result, impl in _FUNCTIONS:
         by_name.setdefault(name, []).append(
@@ -172,7 +174,10 @@ def _library(check: bool) -> Any:
 
 def _run_env(mode: int) -> Any:
     """Quantities as lists and versions as tagged strings: the environment expressions are evaluated in."""
-    kinds = {**_SCALARS, "Q": _T.List(_T.DYN), "S": _T.STRING, "IP": _T.List(_T.DYN), "CIDR": _T.List(_T.DYN)}
+    kinds = {
+        **_SCALARS, "Q": _T.List(_T.DYN), "S": _T.STRING, "IP": _T.List(_T.DYN), "CIDR": _T.List(_T.DYN),
+        "URL": _T.STRING, "QUERY": _QUERY,
+    }
     by_name: dict[str, list[Any]] = {}
     for name, oid, member, params, result, impl in _FUNCTIONS:
         by_name.setdefault(name, []).append(

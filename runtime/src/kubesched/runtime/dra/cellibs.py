@@ -7,12 +7,12 @@ here (pkg/cel/library lists.go, regex.go) as the overload rows of :mod:`.celtype
 ``(name, overload id, member?, parameter types, result type, impl)`` where a type is a cel type
 signature (``"list(int)"``) or one of the opaque kinds ``"IP"``, ``"CIDR"``, ``"URL"``.
 
-IP and CIDR (ip.go, cidr.go) are :mod:`.celnet`'s rows, declared beside quantity's by :mod:`.cel` (the checker
-collides abstract types declared inside an extension). As for quantities and versions, the runtime takes no
+IP and CIDR (ip.go, cidr.go) are :mod:`.celnet`'s rows and URL (urls.go) :mod:`.celurl`'s, declared beside
+quantity's by :mod:`.cel` (the checker collides abstract types declared inside an extension). As for quantities and versions, the runtime takes no
 opaque values: an IP is the list
 ``["\\ue000ip", "<canonical address>"]``, a CIDR ``["\\ue000cidr", "<address>", <bits>]`` (lists, so
 that ``string(ip)`` can be an overload of ``string`` apart from ``string(string)``; CEL's ``==`` on them
-is Go's ``Equal``) and a URL the tagged string ``"\\ue000u:<text>"``. :mod:`.cel` declares the rows
+is Go's ``Equal``) and a URL the tagged string ``"\\ue000u:<URL.String()>"``. :mod:`.cel` declares the rows
 with these types where it type-checks and with the runtime shapes where it evaluates.
 """
 
