@@ -152,6 +152,18 @@ def test_a_write_older_than_the_cache_is_not_remembered() -> None:
     assert events == []
 
 
+def test_a_write_never_brings_back_an_object_the_cache_dropped() -> None:
+    """As Go's Assume (ErrNotFound): the response of a patch that lands after the watch removed
+    the object (deleted meanwhile, or a pod that finished and left the informer's selector) does
+    not put it back, nor announce it as ADDED."""
+    server, inf, objs, events = _setup(_claim("10"))
+    inf._handle({"type": "DELETED", "object": _claim("10")})
+    events.clear()
+    objs._remember("ResourceClaim", _claim("11"))
+    assert "default/c1" not in inf.store
+    assert events == []
+
+
 def test_a_delete_applies_whatever_its_version() -> None:
     server, inf, objs, events = _setup(_claim("10"))
     objs.patch(API, "ResourceClaim", "c1", {"metadata": {"finalizers": [FINALIZER]}}, "default", resource_version="10")

@@ -38,13 +38,16 @@ class KubeObjects:
             namespaced = bool(namespace)
         return f"{namespace or 'default'}/{name}" if namespaced else name
 
-    def _remember(self, kind: str, obj: Mapping[str, Any]) -> None:
+    def _remember(self, kind: str, obj: Mapping[str, Any], *, created: bool = False) -> None:
         """Write-through (Go's ``AssumeCache.Assume``): a write's response goes into the informer
         cache at once when it is newer than the cached object, so a plugin's next read sees its
         own write before the watch event arrives, and the change is delivered to the informer's
         sink as the watch would deliver it (ADDED, or MODIFIED from the cached object; the sink
         posts to the scheduler loop's inbox, so any thread may call it). The watch event of the
-        same write comes later at the same resourceVersion and the informer drops it."""
+        same write comes later at the same resourceVersion and the informer drops it. As Go's
+        ``Assume`` (``ErrNotFound``), a write never brings back an object the cache does not hold
+        (deleted meanwhile, or outside the informer's selector, such as a finished pod); only a
+        ``create`` adds one."""
         inf = self._c.informers.get(kind)
         if inf is None or not isinstance(obj, Mapping) or not obj.get("metadata"):
             return
@@ -53,7 +56,7 @@ class KubeObjects:
         key = Informer.key(o)
         with inf.lock:
             cur = inf.store.get(key)
-            if is_older(o, cur):
+            if (cur is None and not created) or is_older(o, cur):
                 return
             ro = read_only(o)
             inf.store[key] = ro
@@ -127,7 +130,7 @@ class KubeObjects:
         gv, plural, namespaced = self._res(api_version, kind)
         namespace = str((obj.get("metadata") or {}).get("namespace") or "default")
         out = self._c.client.request("POST", api_path(gv, plural, namespaced, namespace), body=dict(obj))
-        self._remember(kind, out)
+        self._remember(kind, out, created=True)
         return out
 
     def delete(self, api_version: str, kind: str, name: str, namespace: str | None = None) -> None:
