@@ -254,3 +254,38 @@ spec:
   resourceClaims: [{name: g, resourceClaimName: c1}]
   containers: [{name: c, image: x, resources: {claims: [{name: g}]}}]
 """
+
+
+# --- the claim made for extended resources a DeviceClass serves (DRAExtendedResource) ---------
+def _ext_pod(name: str, annotations: dict[str, str]) -> dict[str, Any]:
+    gpu = {"example.com/gpu": "1"}
+    return {
+        "apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "default", "annotations": annotations},
+        "spec": {"containers": [{"name": "c", "image": "x", "resources": {"requests": {"cpu": "1", **gpu}, "limits": gpu}}]},
+    }
+
+
+def test_the_extended_resource_claim_goes_with_its_pod_and_frees_the_device(tmp_path: Path) -> None:
+    """Go's resourceclaim controller also cleans up ``status.extendedResourceClaimStatus``'s claim
+    (enqueuePod): when pod a completes, its special claim is released and deleted, and pod b,
+    waiting for the node's only GPU, gets it."""
+    driver = "gpu.example.com"
+    objs: list[dict[str, Any]] = [
+        {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1", "labels": {"kubernetes.io/hostname": "n1"}},
+         "status": {"capacity": {"cpu": "16", "memory": "64Gi", "pods": "100"},
+                    "allocatable": {"cpu": "16", "memory": "64Gi", "pods": "100"}}},
+        {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": driver},
+         "spec": {"extendedResourceName": "example.com/gpu",
+                  "selectors": [{"cel": {"expression": f'device.driver == "{driver}"'}}]}},
+        {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "n1-gpu"},
+         "spec": {"driver": driver, "nodeName": "n1", "pool": {"name": "n1", "generation": 1, "resourceSliceCount": 1},
+                  "devices": [{"name": "gpu-0"}]}},
+        _ext_pod("a", {"sim.kubesched.io/run-for": "10s"}),
+        _ext_pod("b", {"sim.kubesched.io/arrive-at": "5s"}),
+    ]
+    report = _run(tmp_path, objs)
+    pods = _pods(report)
+    assert pods["a"][:2] == ("Completed", "n1")
+    assert pods["b"][:2] == ("Scheduled", "n1")
+    claims = {c["name"].rsplit("-", 1)[0]: (c["status"], c["pods"]) for c in report["claims"]}
+    assert claims == {"a-extended-resources": ("Deleted", ["a"]), "b-extended-resources": ("Allocated", ["b"])}

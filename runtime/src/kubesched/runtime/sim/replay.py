@@ -284,8 +284,10 @@ class Replay:
             return
         api_version = str(obj.get("apiVersion") or "v1")
         cur = self.store.peek(api_version, kind, name, ns)
-        if cur is not None and (cur.get("metadata") or {}).get("finalizers"):
+        if kind == "ResourceClaim" and cur is not None and (cur.get("metadata") or {}).get("finalizers"):
             # the API server only marks an object with finalizers: it goes when the last is removed
+            # (the simulated resourceclaim controller removes the claim's; nothing would remove
+            # another kind's, so other kinds are deleted as before)
             if not cur["metadata"].get("deletionTimestamp"):
                 self.store.apply_patch(api_version, kind, name, {"metadata": {"deletionTimestamp": rfc3339(self.clock.now())}}, ns)
             return

@@ -110,6 +110,15 @@ def _pod_claims(pod: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     return [c for c in claims if isinstance(c, Mapping)] if isinstance(claims, list) else []
 
 
+def _extended_claim(pod: Mapping[str, Any]) -> str | None:
+    """The claim the scheduler made for the pod's extended resources a DeviceClass serves
+    (``status.extendedResourceClaimStatus.resourceClaimName``, DRAExtendedResource)."""
+    status = pod.get("status")
+    ext = status.get("extendedResourceClaimStatus") if isinstance(status, Mapping) else None
+    name = ext.get("resourceClaimName") if isinstance(ext, Mapping) else None
+    return str(name) if name else None
+
+
 def _claim_statuses(pod: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     status = pod.get("status")
     got = status.get("resourceClaimStatuses") if isinstance(status, Mapping) else None
@@ -176,12 +185,15 @@ class ResourceClaimController:
         if kind == "Pod":
             if etype == "DELETED":
                 assert old is not None
-                if _pod_claims(old):
+                if _pod_claims(old) or _extended_claim(old):
                     self._deleted.add(str(_meta(old).get("uid")))
                     self._release(old)
                 return
             assert new is not None
             if not _pod_claims(new):
+                # Go's enqueuePod: the extended resources' claim is cleaned up as well
+                if _extended_claim(new) and _is_done(new):
+                    self._release(new)
                 return
             if _is_done(new):
                 self._release(new)
@@ -286,11 +298,12 @@ class ResourceClaimController:
 
     # syncClaim ------------------------------------------------------------------------------------
     def _release(self, pod: Mapping[str, Any]) -> None:
-        """A pod that was deleted or is done: its claims drop the reservation (syncClaim)."""
+        """A pod that was deleted or is done: its claims, and the claim made for its extended
+        resources, drop the reservation (syncClaim)."""
         md = _meta(pod)
         ns = str(md.get("namespace") or "default")
-        for pc in _pod_claims(pod):
-            cname, _check, _known = _claim_name(pod, pc)
+        names = [_claim_name(pod, pc)[0] for pc in _pod_claims(pod)] + [_extended_claim(pod)]
+        for cname in names:
             if cname is not None:
                 claim = self.store.peek(RESOURCE_API_VERSION, _CLAIM, cname, ns)
                 if claim is not None:
