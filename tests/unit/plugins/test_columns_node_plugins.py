@@ -304,11 +304,14 @@ def test_dynamic_resources_declines_pods_with_claims() -> None:
     claims = Pod({"metadata": {"name": "c"}, "spec": {"containers": [{"name": "c"}], "resourceClaims": [{"name": "x"}]}})
     plain = Pod({"metadata": {"name": "p"}, "spec": {"containers": [{"name": "c"}]}})
     rows = np.arange(5)
-    assert plugin.filter_columns(pod=claims, columns=columns) is None
-    assert plugin.score_columns(pod=claims, rows=rows) is None
-    codes, _ = plugin.filter_columns(pod=plain, columns=columns)
+    with_claims, without = CycleState(), CycleState()
+    plugin.pre_filter(with_claims, claims)
+    plugin.pre_filter(without, plain)
+    assert plugin.filter_columns(state=with_claims, columns=columns) is None
+    assert plugin.score_columns(state=with_claims, rows=rows) is None
+    codes, _ = plugin.filter_columns(state=without, columns=columns)
     assert codes.tolist() == [0] * 5
-    assert plugin.score_columns(pod=plain, rows=rows).tolist() == [0] * 5
+    assert plugin.score_columns(state=without, rows=rows).tolist() == [0] * 5
 
 
 def test_node_ports_follows_pods_placed_after_the_first_call() -> None:

@@ -283,17 +283,23 @@ def test_column_forms_decline_pods_whose_extended_resources_a_device_class_serve
     for p in (served, other):
         state = CycleState()
         assert pl.pre_filter(state, p) == Status.skip()
-        assert pl.filter_columns(p, columns)[0].tolist() == [0]
-        assert pl.score_columns(p, rows).tolist() == [0]
-        assert pl.normalize_score_columns(p, np.array([0], np.int64)).tolist() == [0]
+        assert pl.filter_columns(state, columns)[0].tolist() == [0]
+        assert pl.score_columns(state, rows).tolist() == [0]
+        assert pl.normalize_score_columns(state, np.array([0], np.int64)).tolist() == [0]
 
     handle.objects.create(dc(DEVICE_CLASS_WITH_EXTENDED_RESOURCE_NAME2))
     handle.objects.create(dc(_class("fast-gpu", EXTENDED_RESOURCE_NAME)))
     state = CycleState()
     assert pl.pre_filter(state, served) is None  # the special claim is in the state
-    assert pl.filter_columns(served, columns) is None
-    assert pl.score_columns(served, rows) is None
-    assert pl.normalize_score_columns(served, np.array([3, 6], np.int64)).tolist() == [50, 100]
-    assert pl.pre_filter(CycleState(), other) == Status.skip()
-    assert pl.filter_columns(other, columns)[0].tolist() == [0]
-    assert pl.score_columns(other, rows).tolist() == [0]
+    assert pl.filter_columns(state, columns) is None
+    assert pl.score_columns(state, rows) is None
+    assert pl.normalize_score_columns(state, np.array([3, 6], np.int64)).tolist() == [50, 100]
+    # the decision is PreFilter's: a DeviceClass deleted mid-cycle does not send the pod back to
+    # the zero columns while its state holds the special claim (Go reads the state as well)
+    for o in handle.objects.list("resource.k8s.io/v1", "DeviceClass"):
+        handle.objects.delete("resource.k8s.io/v1", "DeviceClass", o["metadata"]["name"])
+    assert pl.filter_columns(state, columns) is None
+    other_state = CycleState()
+    assert pl.pre_filter(other_state, other) == Status.skip()
+    assert pl.filter_columns(other_state, columns)[0].tolist() == [0]
+    assert pl.score_columns(other_state, rows).tolist() == [0]

@@ -229,7 +229,7 @@ def test_normalize_score(case: str) -> None:
     scores = [NodeScore(f"node-{i + 1}", s) for i, s in enumerate(raw)]
     assert pl.normalize_score(state, scores) is None
     assert [s.score for s in scores] == want
-    got = pl.normalize_score_columns(Pod(POD_WITH_CLAIM_NAME), np.array(raw, np.int64))
+    got = pl.normalize_score_columns(state, np.array(raw, np.int64))
     assert list(got) == want
 
 

@@ -72,7 +72,6 @@ from .extended import (
     NodeExtendedClaim,
     delete_claim,
     filter_extended_resources,
-    has_device_class_mapped_extended_resource,
     is_special_claim_name,
     pre_filter_extended_resources,
     unreserve_extended_resource_claim,
@@ -101,6 +100,18 @@ Claim = Mapping[str, Any]
 
 #: the state of every pod without claims (nothing in it ever changes)
 _EMPTY_STATE = DraState()
+
+
+def _node_by_node(state: CycleState, *, filtering: bool = False) -> bool:
+    """The column forms' decision, PreFilter's own (Go reads the state too): a pod with claims,
+    or with extended resources a DeviceClass served at PreFilter, is filtered and scored node by
+    node; one PreFilter found neither (the shared empty state) gets the columns of zeros. No
+    state (PreFilter did not run): Filter node by node (where Go's error is); Score zeros, as the
+    per-node score without a state."""
+    s = state.get(STATE_KEY)
+    if s is None:
+        return filtering
+    return s is not _EMPTY_STATE
 
 
 class DynamicResources:
@@ -296,24 +307,10 @@ class DynamicResources:
         return None
 
     @hookimpl
-    def filter_columns(self, pod: Pod, columns: NodeColumns) -> tuple[Any, list[Status | None]] | None:
-        if self._has_claims(pod):
+    def filter_columns(self, state: CycleState, columns: NodeColumns) -> tuple[Any, list[Status | None]] | None:
+        if _node_by_node(state, filtering=True):
             return None  # claims: Filter node by node
         return np.zeros(columns.n, np.int8), [None]
-
-    def _has_claims(self, pod: Pod) -> bool:
-        """PreFilter's decision without the cycle state (for the column forms): the pod has
-        claims, or extended resources a DeviceClass serves (the resolver PreFilter refreshed).
-        With no DeviceClass naming any resource the resolver is empty: no per-pod work."""
-        if pod.spec.get("resourceClaims"):
-            return True
-        if not self.features.dra_extended_resource:
-            return False
-        resolver = self.resolver
-        if not resolver:
-            return False
-        scalars = pod.requests.scalar
-        return bool(scalars) and has_device_class_mapped_extended_resource(scalars, resolver)
 
     # --- PostFilter ----------------------------------------------------------------------------
     @hookimpl
@@ -397,14 +394,14 @@ class DynamicResources:
         return None
 
     @hookimpl
-    def score_columns(self, pod: Pod, rows: Any) -> Any:
-        if self._has_claims(pod):
+    def score_columns(self, state: CycleState, rows: Any) -> Any:
+        if _node_by_node(state):
             return None  # claims: Score node by node
         return np.zeros(len(rows), np.int64)
 
     @hookimpl
-    def normalize_score_columns(self, pod: Pod, scores: Any) -> Any:
-        if not self._has_claims(pod):
+    def normalize_score_columns(self, state: CycleState, scores: Any) -> Any:
+        if not _node_by_node(state):
             return np.array(scores, np.int64)  # as normalize_score: zeros stay zeros
         return default_normalize_columns(100, False, np.array(scores, np.int64))
 
