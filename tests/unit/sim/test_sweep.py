@@ -263,7 +263,13 @@ def test_ctrl_c_in_the_pool_keeps_what_finished_and_stops_the_rest(files: Path) 
         os.kill(os.getpid(), signal.SIGINT)
 
     exps = experiment_grid(["w.yaml"], ["most.yaml"], [1, 2, 3, 4])
-    res = run_experiments(exps, jobs=2, progress=progress)
+    # Python's own SIGINT handler, also when the test runs under a shell that started it in
+    # the background with SIGINT ignored (then the signal would never arrive)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        res = run_experiments(exps, jobs=2, progress=progress)
+    finally:
+        signal.signal(signal.SIGINT, previous)
     assert len(seen) == 1
     assert [r["seed"] for r in res] == seen
     assert res[0]["totals"]["scheduled"] == 3
