@@ -1,4 +1,5 @@
-"""Puts this directory on the path so the DRA tests share their builders (``dra_builders``)."""
+"""Puts this directory on the path so the DRA tests share their builders (``dra_builders``,
+``cel_support``)."""
 
 import sys
 from pathlib import Path

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import copy
 
+import cel_support
 import pytest
 
 from kubesched.runtime.dra import celtypes
 from kubesched.runtime.dra.cel import Cache, CelError, compile_expression
 
-DRV = "dra.example.com"
+DRV = cel_support.DRV
 DEVICE = {
     "name": "gpu-0",
     "attributes": {
@@ -25,15 +26,11 @@ DEVICE = {
 
 
 def matches(expression: str, device: dict[str, object] = DEVICE, driver: str = DRV) -> bool:
-    result = compile_expression(expression)
-    assert result.error is None, result.error
-    return result.device_matches(driver, device)
+    return cel_support.matches(expression, device, driver)
 
 
 def runtime_error(expression: str, device: dict[str, object] = DEVICE) -> str:
-    with pytest.raises(CelError) as err:
-        matches(expression, device)
-    return str(err.value)
+    return cel_support.runtime_error(expression, device)
 
 
 TRUE = [

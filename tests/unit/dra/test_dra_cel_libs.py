@@ -8,11 +8,10 @@ pkg/apiserver/schema/cel/validation_test.go (``self.<field>`` replaced by the fi
 
 from __future__ import annotations
 
+import cel_support
 import pytest
+from cel_support import compile_error, matches
 
-from kubesched.runtime.dra.cel import CelError, compile_expression
-
-DRV = "dra.example.com"
 DEVICE = {
     "name": "nic-0",
     "attributes": {
@@ -25,21 +24,11 @@ DEVICE = {
 
 
 def evaluate(expression: str) -> bool:
-    result = compile_expression(expression)
-    assert result.error is None, result.error
-    return result.device_matches(DRV, DEVICE)
+    return matches(expression, DEVICE)
 
 
 def runtime_error(expression: str) -> str:
-    with pytest.raises(CelError) as err:
-        evaluate(expression)
-    return str(err.value)
-
-
-def compile_error(expression: str) -> str:
-    result = compile_expression(expression)
-    assert result.error is not None
-    return str(result.error)
+    return cel_support.runtime_error(expression, DEVICE)
 
 
 INTS, DOUBLES, STRINGS = "[1, 2, 2, 3]", "[1.0, 2.0, 2.0, 3.0]", "['a', 'b', 'b', 'c']"
