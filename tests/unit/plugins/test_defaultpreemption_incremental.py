@@ -106,6 +106,7 @@ def _drive(seed: int, incremental: bool, priorities: list[int]) -> tuple[Any, ..
     fw = next(iter(sched.frameworks.values()))
     pl = fw.plugins["DefaultPreemption"]
     pl._incremental_victims = incremental
+    pl._reuse_dry_runs = False  # every node's calls are compared (the reuse is test_preemption_reuse's)
     calls: list[tuple[Any, ...]] = []
     paths: list[str] = []
     incremental_select, reference_select = pl._select_victims_incremental, pl.select_victims_on_node

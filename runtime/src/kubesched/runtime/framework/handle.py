@@ -82,6 +82,26 @@ class FrameworkHandle:
     def nominated_pods_for_node(self, node_name: str) -> list[Pod]:
         return self._s.nominated_pods_for_node(node_name)
 
+    def filter_signature(self, state: CycleState, pod: Pod) -> tuple[Any, ...] | None:
+        """``pod``'s signature (``sign_pod``) for the Filter plugins ``state``'s cycle runs (not
+        skipped by their PreFilter): Filter results reuse on the same terms as the framework's
+        own. None when results are not reused, a plugin whose AddPod/RemovePod extension runs is
+        not one of them, or one of them does not sign the pod (or fails to)."""
+        fw = self._fw
+        if not fw.reuse_results:
+            return None
+        hooks = getattr(fw, "entries", None)  # FrameworkImpl's entries per hook
+        if hooks is None:
+            return None
+        names = [name for name, _ in fw.active_filters(state)]
+        skip = state.skip_filter_plugins
+        for hook in ("pre_filter_add_pod", "pre_filter_remove_pod"):
+            for name, _ in hooks.get(hook, ()):
+                if name not in skip and name not in names:
+                    return None
+        sig = fw.sign(names, pod)
+        return sig if isinstance(sig, tuple) else None
+
     def run_filter_plugins(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
         return self._fw.run_filter_plugins(state, pod, node_info)
 

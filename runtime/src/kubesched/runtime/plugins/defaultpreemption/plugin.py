@@ -19,9 +19,11 @@ from kubesched.sdk import (
     Status,
     hookimpl,
 )
+from kubesched.sdk.objects import parse_time as _parse_time
 
 from .args import DefaultPreemptionArgs
 from .executor import Executor
+from .reuse import NO_START, DryRunMemo, Entry
 from .victims import (
     NO_VICTIMS_MSG,
     NOT_HELPFUL_MSG,
@@ -62,6 +64,10 @@ class DefaultPreemption(Executor):
     #: Private switch: False runs ``select_victims_on_node`` on the copies for every node tried
     #: (the reference the tests compare :meth:`_select_victims_incremental` with).
     _incremental_victims = True
+    #: Private switch: False computes every node's victims in every dry run; True (with the
+    #: incremental victims and this class's methods) reuses a node's result from an earlier
+    #: preemptor when it would be computed from the same inputs (see :mod:`.reuse`).
+    _reuse_dry_runs = True
 
     def __init__(self, args: DefaultPreemptionArgs | None, handle: Any) -> None:
         self.args = args if args is not None else DefaultPreemptionArgs()
@@ -78,6 +84,10 @@ class DefaultPreemption(Executor):
         #: node name -> (NodeInfo.generation, the lowest priority of its pods): a NodeInfo's
         #: generation changes with each pod added or removed, and a clone keeps it
         self._lowest_priority: dict[str, tuple[int, float]] = {}
+        #: the nodes' dry-run results kept across preemptors (see :mod:`.reuse`)
+        self._memo = DryRunMemo()
+        #: the preemptor's Filter signature while :meth:`preempt` runs the dry run (None: no reuse)
+        self._dry_run_sig: tuple[Any, ...] | None = None
 
     # -- hooks ----------------------------------------------------------------------------------
     @hookimpl
@@ -139,6 +149,7 @@ class DefaultPreemption(Executor):
         self, state: CycleState, pod: Pod, m: Mapping[str, Status]
     ) -> tuple[PostFilterResult | None, Status]:
         h = self.handle
+        cycle_pod = pod
         # 0) the latest version of the pod
         try:
             pod = Pod(h.objects.get("v1", "Pod", pod.name, pod.namespace))
@@ -156,9 +167,12 @@ class DefaultPreemption(Executor):
         # 2) candidates
         all_nodes = list(h.snapshot().list())
         try:
+            self._dry_run_sig = self._dry_run_signature(state, cycle_pod, pod)
             candidates, node_to_status = self.find_candidates(state, all_nodes, pod, m)
         except Exception as e:
             return None, Status.from_exception(e)
+        finally:
+            self._dry_run_sig = None
         if not candidates:
             msg = fit_error_message(len(all_nodes), node_to_status, Status.unresolvable(NOT_HELPFUL_MSG))
             return PostFilterResult("", mode="clear"), Status.unschedulable(msg)
@@ -218,6 +232,13 @@ class DefaultPreemption(Executor):
         prio = pod.priority
         lowest = self._lowest_priority
         no_victims: Status | None = None
+        # the results kept from earlier preemptors with this signature and priority
+        table = self._reuse_table(prio, pdbs, n) if parsed is not None and self._dry_run_sig is not None else None
+        if table is not None:
+            nominated_for = self.handle.nominated_pods_for_node
+            uid = pod.uid
+            # the one "now" of this dry run's victims' order (pods that have not started)
+            now = self._now()
         # the nodes from the offset on, wrapping around
         start = offset % n if n else 0
         for ni in [*potential_nodes[start:], *potential_nodes[:start]]:
@@ -233,7 +254,19 @@ class DefaultPreemption(Executor):
                         no_victims = Status.unresolvable(NO_VICTIMS_MSG)
                     statuses[ni.name] = no_victims
                     continue
-            if parsed is not None:
+            if table is not None and parsed is not None:
+                # the nominated pods Filter adds on this node for this preemptor
+                added = tuple([np for np in nominated_for(ni.name) if np.priority >= prio and np.uid != uid])
+                hit = table.get(ni.name)
+                if hit is not None and hit[0] == ni.generation and hit[2] < now and _same_pods(hit[1], added):
+                    victims, num_violations, status = list(hit[3]), hit[4], hit[5]
+                else:
+                    victims, num_violations, status = self._select_victims_incremental(state, pod, ni, parsed, now)
+                    if status.code is not Code.ERROR:
+                        latest = _latest_start(ni.pods, prio)
+                        if latest is not None and latest < now:
+                            table[ni.name] = (ni.generation, added, latest, tuple(victims), num_violations, status)
+            elif parsed is not None:
                 victims, num_violations, status = self._select_victims_incremental(state, pod, ni, parsed)
             else:
                 victims, num_violations, status = self.select_victims_on_node(state.clone(), pod, ni.clone(), pdbs)
@@ -262,6 +295,35 @@ class DefaultPreemption(Executor):
             and cls.is_preemption_allowed is DefaultPreemption.is_preemption_allowed
             and cls.select_victims_on_node is DefaultPreemption.select_victims_on_node
         )
+
+    def _dry_run_signature(self, state: CycleState, cycle_pod: Pod, pod: Pod) -> tuple[Any, ...] | None:
+        """The key of the preemptor's dry-run results (see :mod:`.reuse`): its Filter signature
+        when the dry run may reuse them (this class's methods and default eligibility and order,
+        and the same signature for the pod PreFilter ran with and the latest pod); else None."""
+        if not (
+            self._reuse_dry_runs
+            and self._incremental_victims
+            and self._skips_nodes_without_victims()
+            and self.is_eligible_pod is self._default_is_eligible_pod
+            and self.more_important_pod is self._default_more_important_pod
+        ):
+            return None
+        sign = getattr(self.handle, "filter_signature", None)
+        if sign is None:
+            return None
+        sig: tuple[Any, ...] | None = sign(state, cycle_pod)
+        if sig is None or (pod is not cycle_pod and sign(state, pod) != sig):
+            return None
+        return sig
+
+    def _reuse_table(self, prio: int, pdbs: Sequence[Mapping[str, Any]], num_nodes: int) -> dict[str, Entry] | None:
+        """This dry run's table of kept results, for its signature and ``prio``; None when the
+        snapshot has no generation."""
+        sig = self._dry_run_sig
+        epoch = getattr(self.handle.snapshot(), "generation", None)
+        if sig is None or epoch is None:
+            return None
+        return self._memo.table(sig, prio, epoch, pdbs, num_nodes)
 
     def select_victims_on_node(
         self, state: CycleState, pod: Pod, node_info: NodeInfo, pdbs: Sequence[Mapping[str, Any]]
@@ -319,12 +381,13 @@ class DefaultPreemption(Executor):
         return victims, num_violating, Status.success()
 
     def _select_victims_incremental(
-        self, state: CycleState, pod: Pod, ni: NodeInfo, pdbs: Sequence[ParsedPDB]
+        self, state: CycleState, pod: Pod, ni: NodeInfo, pdbs: Sequence[ParsedPDB], now: float | None = None
     ) -> tuple[list[Pod], int, Status]:
         """``select_victims_on_node(state.clone(), pod, ni.clone(), pdbs)`` for this class's
         methods: the same extension and Filter calls with the same arguments, in the same
         order, on one copy of the NodeInfo and of the state, with the PDBs parsed once per dry
-        run and the default eligibility read as a priority comparison."""
+        run and the default eligibility read as a priority comparison. ``now``: the start time
+        of the pods that have not started, in the victims' order (None: the clock's)."""
         h = self.handle
         node_info = ni.clone()
         state = state.clone()
@@ -352,7 +415,7 @@ class DefaultPreemption(Executor):
         if st.code is not success:
             return [], 0, st
 
-        violating, non_violating = split_by_pdbs(self._by_importance(potential), pdbs)
+        violating, non_violating = split_by_pdbs(self._by_importance(potential, now), pdbs)
         victims: list[Pod] = []
         num_violating = 0
         for group in (violating, non_violating):
@@ -371,17 +434,19 @@ class DefaultPreemption(Executor):
                     if group is violating:
                         num_violating += 1
         if violating and non_violating:
-            victims = self._by_importance(victims)
+            victims = self._by_importance(victims, now)
         return victims, num_violating, Status.success()
 
-    def _by_importance(self, pods: Sequence[Pod]) -> list[Pod]:
+    def _by_importance(self, pods: Sequence[Pod], now: float | None = None) -> list[Pod]:
         """The pods sorted by ``more_important_pod``, most important first. The default order
         is a key, (-priority, start time): the same comparisons as ``util.MoreImportantPod``,
-        with one start time per pod instead of two per comparison."""
+        with one start time per pod instead of two per comparison (``now`` for pods that have
+        not started; None: the clock's)."""
         more = self.more_important_pod
         if more is not self._default_more_important_pod:
             return _sorted(pods, more)
-        now = self._now()
+        if now is None:
+            now = self._now()
         return sorted(pods, key=lambda p: (-p.priority, pod_start_time(p, now)))
 
     def select_candidate(self, candidates: Sequence[Candidate]) -> Candidate | None:
@@ -402,6 +467,30 @@ class _DryRunError(Exception):
     def __init__(self, status: Status) -> None:
         super().__init__(status.message)
         self.status = status
+
+
+def _same_pods(a: tuple[Pod, ...], b: tuple[Pod, ...]) -> bool:
+    """The same pod objects in the same order (an updated pod is a new object)."""
+    return len(a) == len(b) and all(x is y for x, y in zip(a, b))
+
+
+def _latest_start(pods: Sequence[Pod], prio: int) -> float | None:
+    """The latest start time of the node's pods of lower priority than ``prio`` (the potential
+    victims) when one of them has not started (its start time is "now" in their order), else
+    NO_START (the order does not read the clock); None when a start time does not parse."""
+    latest = NO_START
+    unstarted = False
+    try:
+        for p in pods:
+            if p.priority < prio:
+                t = _parse_time(p.status.get("startTime"))
+                if t is None:
+                    unstarted = True
+                elif t > latest:
+                    latest = t
+    except Exception:
+        return None
+    return latest if unstarted else NO_START
 
 
 def _sorted(pods: Sequence[Pod], less: Callable[[Pod, Pod], bool]) -> list[Pod]:
