@@ -27,6 +27,13 @@ What is ported:
   counts and the candidates are the same. Only nodes with such a pod pay for the copies and the
   Filter runs (a subclass that overrides ``is_preemption_allowed`` or ``select_victims_on_node``
   takes Go's path for every node).
+* The dry run keeps a node's result (its victims and PDB violations, or its failure status) and
+  gives it to a later preemptor instead of computing it again when every input is the same:
+  the Filter signature (``sign_pod`` of every Filter plugin the cycle runs, covering every
+  AddPod/RemovePod extension that runs), the priority, the node's NodeInfo generation, the
+  nominated pods Filter adds there, the PDBs, the snapshot's generation, and the start times
+  the victims' order reads (:mod:`.reuse`). The nodes tried, their order from the offset and
+  the stop are Go's; pods without a signature (affinity, spread, volumes) are computed in full.
 * ``pickOneNodeForPreemption`` with Go's criteria and order.
 * ``Executor.PreemptPod``: a victim waiting at Permit is *preempted* in memory
   (``waitingPod.Preempt``: its binding cycle ends with an Error, so it goes back to the queue
@@ -57,7 +64,8 @@ Differences, and why:
 * ``IsEligiblePod``/``MoreImportantPod`` are overridable attributes, as in Go.
 
 Modules: :mod:`.plugin` (the plugin and the evaluator), :mod:`.victims` (candidates, the
-victims' order, PDBs, the choice of a node), :mod:`.executor` (the eviction), :mod:`.args`.
+victims' order, PDBs, the choice of a node), :mod:`.reuse` (the dry run's kept results),
+:mod:`.executor` (the eviction), :mod:`.args`.
 """
 
 from __future__ import annotations
