@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from kubesched.sdk import ObjectConflict, ObjectNotFound
-from kubesched.sdk.readonly import read_only
+from kubesched.sdk.readonly import ReadOnlyDict, read_only
 
 from .kinds import CLUSTER_SCOPED_KINDS
 
@@ -63,6 +63,23 @@ def merge_patch(target: Any, patch: Any) -> Any:
     return out
 
 
+def _merged(target: Any, patch: Mapping[str, Any]) -> dict[str, Any]:
+    """:func:`merge_patch` of a mapping patch, read-only: the parts the patch does not touch are
+    the target's own (already read-only) and the patch's values are copied read-only, so the
+    result needs no second pass and the patch's lists and maps no deep copy."""
+    out = dict(target) if isinstance(target, Mapping) else {}
+    for k, v in patch.items():
+        if v is None:
+            out.pop(k, None)
+        elif type(v) in _SCALARS:
+            out[k] = v
+        elif isinstance(v, Mapping):
+            out[k] = _merged(out.get(k), v)
+        else:
+            out[k] = read_only(v)
+    return ReadOnlyDict(out)
+
+
 class ObjectInvalid(ValueError):
     """The write was rejected as the API server rejects an invalid object (HTTP 422); ``str()``
     is its message (``<Kind>.<group> "<name>" is invalid: <field>: <error>``)."""
@@ -81,7 +98,10 @@ class ObjectStore:
         self._by_kind: dict[tuple[str, str], dict[tuple[str, str, str, str], None]] = {}
         self._rv = 0
         self._lock = threading.RLock()
-        self._listeners: list[Listener] = []
+        #: a tuple, rebuilt on subscribe: a write notifies without copying the list
+        self._listeners: tuple[Listener, ...] = ()
+        #: (group, kind) -> how many writes of that kind there were (:meth:`kind_generation`)
+        self._writes: dict[tuple[str, str], int] = {}
         #: (group, kind) -> the update validator :meth:`add_validator` set
         self._validators: dict[tuple[str, str], Validator] = {}
 
@@ -95,16 +115,26 @@ class ObjectStore:
         self._rv += 1
         return str(self._rv)
 
+    def _bump(self, key: tuple[str, str, str, str]) -> None:
+        gk = (key[0], key[1])
+        self._writes[gk] = self._writes.get(gk, 0) + 1
+
+    def kind_generation(self, api_version: str, kind: str) -> int:
+        """How many times objects of ``kind`` were created, replaced, patched or deleted: equal
+        values mean no object of the kind changed in between (a reader that derives state from
+        the kind's objects skips re-reading them)."""
+        return self._writes.get((group_of(api_version), kind), 0)
+
     def add_validator(self, api_version: str, kind: str, validator: Validator) -> None:
         """Check every update and patch of ``kind`` (the API server's update validation): the
         write raises :class:`ObjectInvalid` and changes nothing when ``validator`` raises it."""
         self._validators[(group_of(api_version), kind)] = validator
 
     def subscribe(self, listener: Listener) -> None:
-        self._listeners.append(listener)
+        self._listeners = (*self._listeners, listener)
 
     def _notify(self, etype: str, kind: str, old: dict[str, Any] | None, new: dict[str, Any] | None) -> None:
-        for listener in list(self._listeners):
+        for listener in self._listeners:
             listener(etype, kind, old, new)
 
     # writes -------------------------------------------------------------------------------
@@ -136,7 +166,9 @@ class ObjectStore:
             md.setdefault("uid", f"uid-{kind.lower()}-{md.get('namespace', '')}-{md.get('name')}-{self._rv}")
             o = read_only(o)
             self._objs[key] = o
-            self._by_kind.setdefault((key[0], key[1]), {})[key] = None
+            gk = (key[0], key[1])
+            self._by_kind.setdefault(gk, {})[key] = None
+            self._writes[gk] = self._writes.get(gk, 0) + 1
         if notify:
             self._notify("ADDED", kind, None, o)
         return o
@@ -158,6 +190,7 @@ class ObjectStore:
             md["resourceVersion"] = self._next_rv()
             o = read_only(o)
             self._objs[key] = o
+            self._bump(key)
         if notify:
             self._notify("MODIFIED", kind, old, o)
         return o
@@ -198,13 +231,13 @@ class ObjectStore:
                     f'Operation cannot be fulfilled on {kind} "{name}": the object has been modified; '
                     "please apply your changes to the latest version and try again"
                 )
-            new = merge_patch(old, patch)
+            new = _merged(old, patch)
             check = self._validators.get((key[0], key[1]))
             if check is not None:
                 check(old, new)
-            new["metadata"] = {**new["metadata"], "resourceVersion": self._next_rv()}
-            new = read_only(new)
+            new = ReadOnlyDict({**new, "metadata": ReadOnlyDict({**new["metadata"], "resourceVersion": self._next_rv()})})
             self._objs[key] = new
+            self._bump(key)
         self._notify("MODIFIED", kind, old, new)
         return new
 
@@ -213,6 +246,8 @@ class ObjectStore:
         with self._lock:
             old = self._objs.pop(key, None)
             self._by_kind.get((key[0], key[1]), {}).pop(key, None)
+            if old is not None:
+                self._bump(key)
         if old is None:
             raise ObjectNotFound(f'{kind} "{name}" not found')
         self._notify("DELETED", kind, old, None)

@@ -16,8 +16,9 @@ every plugin and profile that reads through it, as Go's SharedDRAManager shares 
 DeviceClassResolver. :meth:`DeviceClassResolver.refresh` feeds the cache from the client's
 DeviceClasses: the changes since the last refresh become add / update / delete events (deletes,
 then updates, then adds in ``(creationTimestamp, name)`` order, as an informer's initial list and
-watch would deliver them). Callers refresh once per pod (PreFilter, SignPod, queueing hints); with
-no DeviceClass in the cluster a refresh costs one lookup of an empty list.
+watch would deliver them). Callers refresh once per pod (PreFilter, SignPod, queueing hints).
+A client with ``kind_generation(api_version, kind)`` (the ObjectStore, KubeObjects) tells how
+many DeviceClass writes there were: while it is unchanged, a refresh returns at once.
 """
 
 from __future__ import annotations
@@ -165,6 +166,9 @@ class DeviceClassResolver(ExtendedResourceCache):
         self._seen: dict[str, tuple[Any, Any, Mapping[str, Any]]] = {}
         self._unavailable = False
         self._refresh_lock = threading.Lock()
+        #: the client's DeviceClass write count when ``_seen`` was last made from it (None: not
+        #: yet, or the client does not count)
+        self._generation: Any = None
 
     def _list(self) -> list[Mapping[str, Any]] | None:
         objects = self._objects() if self._objects is not None else None
@@ -184,11 +188,17 @@ class DeviceClassResolver(ExtendedResourceCache):
 
     def refresh(self) -> None:
         """Turn the DeviceClass changes since the last refresh into cache events."""
+        objects = self._objects() if self._objects is not None else None
+        counter = getattr(objects, "kind_generation", None)
+        generation = counter(DEVICE_CLASS_API_VERSION, _KIND) if counter is not None else None
+        if generation is not None and generation == self._generation:
+            return  # no DeviceClass was written since the last refresh
         items = self._list()
         if items is None:
             return
         seen = self._seen
         if not items and not seen:
+            self._generation = generation
             return
         current = {}
         for o in items:
@@ -197,6 +207,7 @@ class DeviceClassResolver(ExtendedResourceCache):
         with self._refresh_lock:
             seen = self._seen
             if current.keys() == seen.keys() and all(current[k][:2] == seen[k][:2] for k in current):
+                self._generation = generation
                 return
             for name in sorted(seen.keys() - current.keys()):
                 self.on_delete(seen[name][2])
@@ -213,6 +224,8 @@ class DeviceClassResolver(ExtendedResourceCache):
             for o in sorted(added, key=lambda o: (_created(o), _name(o))):
                 self.on_add(o)
             self._seen = current
+            # the count read before the list: a write during it makes the next refresh list again
+            self._generation = generation
 
 
 _RESOLVERS: weakref.WeakKeyDictionary[Any, DeviceClassResolver] = weakref.WeakKeyDictionary()

@@ -86,6 +86,8 @@ class Informer:
         self.field_selector = field_selector
         self.page_size = page_size
         self.store: dict[str, dict[str, Any]] = {}
+        #: how many changes the store had (each one is emitted)
+        self.writes = 0
         self.lock = threading.RLock()
         self.sink: Callable[[str, str, Any, Any], None] | None = None
         self.synced = threading.Event()
@@ -112,6 +114,7 @@ class Informer:
                 sink("ADDED", self.kind, None, obj)
 
     def _emit(self, etype: str, old: Any, new: Any) -> None:
+        self.writes += 1  # every change of the store comes here (KubeObjects.kind_generation)
         sink = self.sink
         if sink is not None:
             sink(etype, self.kind, old, new)

@@ -102,6 +102,14 @@ class KubeObjects:
                 return list(inf.store.values())
         return self.list(api_version, kind)
 
+    def kind_generation(self, api_version: str, kind: str) -> tuple[int, int] | None:
+        """Changes so far of the kind's informer cache (the object store's ``kind_generation``):
+        equal values mean the cached objects did not change; None without a usable informer."""
+        inf = self._c.informers.get(kind)
+        if inf is None or not inf.synced.is_set() or inf.forbidden:
+            return None
+        return (id(inf), inf.writes)
+
     def patch(self, api_version: str, kind: str, name: str, patch: Mapping[str, Any], namespace: str | None = None, *, resource_version: str | None = None, subresource: str | None = None) -> dict[str, Any]:
         gv, plural, namespaced = self._res(api_version, kind)
         body = dict(patch)
