@@ -30,8 +30,10 @@ merged into the next; Average/Perc50/Perc90/Perc99 with its percentile rule), th
 the first bind to the last, creation-to-bound latency per pod (local watch times), CPU seconds and
 peak RSS of the scheduler process from /proc, and kubesched / kube-scheduler ratios.
 
-Also, per size: the API server's ceiling (bare ``POST pods/binding`` from the admin client, no
-scheduler) and the admin client's own creation rate with nothing else running; then
+Also, per size: the API server's ceiling with no scheduler (bare ``POST pods/binding`` from the
+admin client; then each pod's Binding and the Event kube-scheduler writes for it, with one pod
+watch open: the most any scheduler can reach here, printed next to the results) and the admin
+client's own creation rate with nothing else running; then
 ``kubesched simulate`` throughput (bench/simulate.py) and memory per node / pod (bench/memory.py).
 
 Results: ``bench/results/<date>-<machine id>.md`` (and a .json next to it; runs of the same day and
@@ -417,7 +419,10 @@ class Run:
         kw.setdefault("namespace", NAMESPACE)
         cmd = [sys.executable, str(HERE / "loadgen.py"), kind, "--server", f"127.0.0.1:{self.cp.apiserver_port}", "--certs", str(self.cp.certs_dir), "--count", str(count), "--procs", str(self.a.creator_procs), "--threads", str(self.a.creator_threads)]
         for k, v in kw.items():
-            cmd += [f"--{k.replace('_', '-')}", str(v)]
+            if v is True:
+                cmd.append(f"--{k.replace('_', '-')}")
+            elif v is not False:
+                cmd += [f"--{k.replace('_', '-')}", str(v)]
         return cmd
 
     def loadgen(self, kind: str, count: int, **kw: Any) -> dict[str, Any]:
@@ -817,21 +822,44 @@ def server_latency(api: Api, namespace: str = NAMESPACE) -> dict[str, Any] | Non
 
 
 def ceiling_run(assets: Path, size: tuple[int, int], a: argparse.Namespace) -> dict[str, Any]:
+    """What the API server and etcd can do with no scheduler running, on a fresh control plane
+    with the N nodes: create M pods; bind them (bare ``POST pods/binding``); create M more and
+    post, for each, its Binding and the Event kube-scheduler writes for it, with one pod watch
+    open as a scheduler's informer has (loadgen ``bind-event --watch``). Each scheduled pod costs
+    the server at least that pair, so the pair rate bounds any scheduler's throughput here
+    (one that writes its Events later can bind faster for a while, up to the bind rate)."""
     n, m = size
     run = Run(assets, Path(a.workdir) / f"ceiling-{n}x{m}", n, a)
-    rec: dict[str, Any] = {"type": "ceiling", "nodes": n, "pods": m, "when": dt.datetime.now().isoformat(timespec="seconds"), "loadavg_start": loadavg()}
+    rec: dict[str, Any] = {"type": "ceiling", "nodes": n, "pods": m, "cores": os.cpu_count(), "when": dt.datetime.now().isoformat(timespec="seconds"), "loadavg_start": loadavg()}
     try:
         rec["node_creation"] = run.start()
         pids = {"kube-apiserver": run.pid("kube-apiserver"), "etcd": run.pid("etcd")}
-        c0 = {k: proc_cpu(v) if v else None for k, v in pids.items()}
+
+        def cpu() -> dict[str, float | None]:
+            return {k: proc_cpu(v) if v else None for k, v in pids.items()}
+
+        def spent(c0: dict[str, float | None], c1: dict[str, float | None]) -> dict[str, float]:
+            return {k: (c1[k] or 0) - (c0[k] or 0) for k in pids}
+
+        c0 = cpu()
         rec["pod_creation"] = run.loadgen("pods", m, scheduler_name="bench-nobody")
-        c1 = {k: proc_cpu(v) if v else None for k, v in pids.items()}
+        c1 = cpu()
         rec["bind"] = run.loadgen("bind", m, nodes=n)
-        c2 = {k: proc_cpu(v) if v else None for k, v in pids.items()}
-        rec["server_cpu_create_s"] = {k: (c1[k] or 0) - (c0[k] or 0) for k in pids}
-        rec["server_cpu_bind_s"] = {k: (c2[k] or 0) - (c1[k] or 0) for k in pids}
+        c2 = cpu()
+        rec["server_cpu_create_s"] = spent(c0, c1)
+        rec["server_cpu_bind_s"] = spent(c1, c2)
+        more = run.loadgen("pods", m, scheduler_name="bench-nobody", offset=m)
+        if more["errors"]:
+            raise RuntimeError(f"pod creation failed: {more['first_error']}")
+        c3 = cpu()
+        rec["bind_event"] = run.loadgen("bind-event", m, nodes=n, offset=m, watch=True)
+        c4 = cpu()
+        rec["server_cpu_bind_event_s"] = spent(c3, c4)
         rec["loadavg_end"] = loadavg()
-        log(f"ceiling {n}x{m}: create {rec['pod_creation']['rate']:.0f} pods/s, bind {rec['bind']['rate']:.0f} binds/s (errors {rec['bind']['errors']})")
+        be = rec["bind_event"]
+        log(f"ceiling {n}x{m}: create {rec['pod_creation']['rate']:.0f} pods/s, bind {rec['bind']['rate']:.0f} binds/s (errors {rec['bind']['errors']}), "
+            f"bind + Event {be['rate']:.0f} pairs/s with a pod watch (errors {be['errors']}, watch events {be.get('watch_events')}; "
+            f"apiserver {rec['server_cpu_bind_event_s']['kube-apiserver']:.1f} s, etcd {rec['server_cpu_bind_event_s']['etcd']:.1f} s CPU in {be['seconds']:.1f} s)")
     finally:
         run.close()
     return rec
@@ -991,12 +1019,43 @@ SUMMARY: list[tuple[str, tuple[str, ...], int, float]] = [
 ]
 
 
-def summary_table(groups: dict[tuple[Any, ...], dict[str, dict[str, Any]]]) -> list[str]:
-    """One row per (workload, size, qps, create, round, scheduler), then the ratio row."""
+def pair_ceiling(c: dict[str, Any] | None) -> float | None:
+    """The bind + Event pairs per second of a ceiling record (None before it was measured)."""
+    return _g(c, "bind_event", "rate")
+
+
+def ceiling_lines(c: dict[str, Any]) -> list[str]:
+    """The ceiling record of one size, as the report prints it."""
+    b = c["bind"]
+    pc = c["pod_creation"]
+    L = [f"**API server ceiling** (no scheduler; bench/loadgen.py, {b['procs']} processes × {b['threads']} threads, no client-side limit): "
+         f"**{b['rate']:,.0f} binds/s** (bare `POST pods/binding`, {b['ok']:,} ok, {b['errors']} errors; apiserver CPU {c['server_cpu_bind_s'].get('kube-apiserver', 0):.1f} s, etcd {c['server_cpu_bind_s'].get('etcd', 0):.1f} s, client CPU {b['cpu_s']:.1f} s). "
+         f"Pod creation with nothing else running: **{pc['rate']:,.0f} pods/s** (client CPU {pc['cpu_s']:.1f} s). "
+         f"Node creation (POST + status PATCH): {c['node_creation']['rate']:,.0f} nodes/s. Load average {c.get('loadavg_start', 0):.1f} → {c.get('loadavg_end', 0):.1f}."]
+    be = c.get("bind_event")
+    if be:
+        cpu = c.get("server_cpu_bind_event_s") or {}
+        pairs = be["ok"] / 2
+        api_s, etcd_s = cpu.get("kube-apiserver", 0), cpu.get("etcd", 0)
+        per = f"{1000 * api_s / pairs:.2f} + {1000 * etcd_s / pairs:.2f} ms" if pairs else "–"
+        cores = c.get("cores")
+        bound = f"; at that CPU per pair, the machine's {cores} cores given to the server alone would carry at most **{cores * pairs / (api_s + etcd_s):,.0f} pairs/s**" if cores and pairs and api_s + etcd_s > 0 else ""
+        L += ["", f"**What each scheduled pod costs the server**: its Binding and the Event kube-scheduler writes for it (`events.k8s.io/v1`, reason Scheduled), "
+              f"with one watch on all pods open (a scheduler's informer; `loadgen.py bind-event --watch`): **{be['rate']:,.0f} pairs/s** ({pairs:,.0f} pairs, {be['errors']} errors, "
+              f"the watch delivered {be.get('watch_events', '–')} events; apiserver {api_s:.1f} s + etcd {etcd_s:.1f} s CPU in {be['seconds']:.1f} s, {per} per pair, "
+              f"{(api_s + etcd_s) / be['seconds']:.2f} cores; client CPU {be['cpu_s']:.1f} s{bound}). No scheduler that binds each pod and writes its Event in the run "
+              "can schedule faster than this on this machine (one that writes its Events later can bind faster for a while, up to the bind rate); a scheduler running beside the server takes cores from it."]
+    return L
+
+
+def summary_table(groups: dict[tuple[Any, ...], dict[str, dict[str, Any]]], ceilings: dict[tuple[int, int], dict[str, Any]] | None = None) -> list[str]:
+    """One row per (workload, size, qps, create, round, scheduler), then the ratio row, and the
+    server's bind + Event ceiling at that size when it was measured."""
     L = ["## Summary: one row per workload, size, client setting and scheduler", "",
          "Throughput columns are pods/s (scheduler_perf's sampled throughput: average and percentiles of 1 s samples; first → last bind: bound − 1 over the time between them). "
          "95 % bound: seconds from the start of the window until 95 % of the pods this run bound were bound. CPU: the scheduler process (user + system) from the start of the window to its last bind, per bound pod. "
-         "The ratio rows are kubesched / kube-scheduler (above 1 is kubesched faster for throughput; below 1 is kubesched cheaper for time, CPU and RSS).", "",
+         "The ratio rows are kubesched / kube-scheduler (above 1 is kubesched faster for throughput; below 1 is kubesched cheaper for time, CPU and RSS). "
+         "The ceiling rows are the API server's rate of Binding + Event pairs at that size with no scheduler running (see each size's section): the most any scheduler can reach on this machine, and its ratio to kube-scheduler's throughput.", "",
          "| workload | nodes × pods (+ init) | qps/burst, pods created | round | scheduler | " + " | ".join(s[0] for s in SUMMARY) + " |",
          "|---|---|---|---:|---|" + "---:|" * len(SUMMARY)]
     for key, by in sorted(groups.items(), key=lambda kv: (_workload_order({"workload": kv[0][5]}), kv[0])):
@@ -1015,6 +1074,10 @@ def summary_table(groups: dict[tuple[Any, ...], dict[str, dict[str, Any]]]) -> l
         ks, py = by.get("kube-scheduler"), by.get("kubesched")
         if ks and py:
             L.append(f"{lead} **ratio** | " + " | ".join(ratio(live_value(py, path, scale), live_value(ks, path, scale)) for _, path, _nd, scale in SUMMARY) + " |")
+        cl = pair_ceiling((ceilings or {}).get((n, m)))
+        if cl:
+            most = ratio(cl, _g(ks, "throughput", "avg")) if ks else "–"
+            L.append(f"{lead} ceiling: bind + Event, no scheduler | {cl:,.1f} (kube-scheduler × {most.rstrip('×')}) |" + " |" * (len(SUMMARY) - 1))
     L.append("")
     return L
 
@@ -1044,19 +1107,14 @@ def render(results: list[dict[str, Any]], meta: dict[str, Any]) -> str:
     for r in sorted(lives, key=lambda r: (r["nodes"], r["pods"], _workload_order(r), r.get("create", "during") != "during", r["qps"], r.get("round", 1))):
         groups.setdefault((r["nodes"], r["pods"], r["qps"], r["burst"], r.get("create", "during"), r.get("workload", "basic"), r.get("round", 1)), {})[r["scheduler"]] = r
     if groups:
-        L.extend(summary_table(groups))
+        L.extend(summary_table(groups, ceilings))
     sizes = sorted({(k[0], k[1]) for k in groups} | set(ceilings))
     for n, m in sizes:
         L.append(f"## {n:,} nodes × {m:,} pods")
         L.append("")
         c = ceilings.get((n, m))
         if c:
-            b = c["bind"]
-            pc = c["pod_creation"]
-            L.append(f"**API server ceiling** (no scheduler; bench/loadgen.py, {b['procs']} processes × {b['threads']} threads, no client-side limit): "
-                     f"**{b['rate']:,.0f} binds/s** (bare `POST pods/binding`, {b['ok']:,} ok, {b['errors']} errors; apiserver CPU {c['server_cpu_bind_s'].get('kube-apiserver', 0):.1f} s, etcd {c['server_cpu_bind_s'].get('etcd', 0):.1f} s, client CPU {b['cpu_s']:.1f} s). "
-                     f"Pod creation with nothing else running: **{pc['rate']:,.0f} pods/s** (client CPU {pc['cpu_s']:.1f} s). "
-                     f"Node creation (POST + status PATCH): {c['node_creation']['rate']:,.0f} nodes/s. Load average {c.get('loadavg_start', 0):.1f} → {c.get('loadavg_end', 0):.1f}.")
+            L.extend(ceiling_lines(c))
             L.append("")
         for key, by in groups.items():
             if (key[0], key[1]) != (n, m):
@@ -1075,14 +1133,14 @@ def render(results: list[dict[str, Any]], meta: dict[str, Any]) -> str:
                 r_ = ratio(vb, va) if path[0] not in ("_bound", "_load", "_when", "server_latency", "creator", "window_s", "ended", "init_remaining") else ""
                 L.append(f"| {label} | {fmt(va, nd)} | {fmt(vb, nd)} | {r_} |")
             if c:
-                cl = c["bind"]["rate"]
-                parts = []
-                for name, r in (("kube-scheduler", ks), ("kubesched", py)):
-                    t = _g(r, "throughput", "avg")
-                    if t:
-                        parts.append(f"{name} {100 * t / cl:.0f}%")
-                if parts:
-                    L.append(f"| throughput avg as % of the bind ceiling | | | {', '.join(parts)} |")
+                for what, cl in (("the bind ceiling", c["bind"]["rate"]), ("the bind + Event ceiling", pair_ceiling(c))):
+                    parts = []
+                    for name, r in (("kube-scheduler", ks), ("kubesched", py)):
+                        t = _g(r, "throughput", "avg")
+                        if t and cl:
+                            parts.append(f"{name} {100 * t / cl:.0f}%")
+                    if parts:
+                        L.append(f"| throughput avg as % of {what} | | | {', '.join(parts)} |")
             L.append("")
             if create == "before":
                 L.append("The window starts when the scheduler process is started (pods exist already): its CPU includes start-up and the initial list of all pods.")

@@ -4,6 +4,7 @@ fast as the API server takes them.
     python bench/loadgen.py nodes --server 127.0.0.1:PORT --certs DIR --count 500
     python bench/loadgen.py pods  --server ... --certs DIR --count 1000 --namespace bench
     python bench/loadgen.py bind  --server ... --certs DIR --count 1000 --namespace bench --nodes 500
+    python bench/loadgen.py bind-event --server ... --certs DIR --count 1000 --namespace bench --nodes 500 --watch
 
 Standard library only: ``http.client`` over TLS with the admin client certificate, one keep-alive
 connection per thread, ``--procs`` processes × ``--threads`` threads so that neither the GIL nor a
@@ -16,6 +17,16 @@ the last response), ``ok``, ``errors``, ``retries``, ``rate`` (ok / (end - start
 bench/workloads.py (``--node-shape``/``--zones``, ``--shape``; ``--bind-nodes K`` creates pod ``i``
 bound to ``node-<i mod K>``), or ``--file``: one JSON object per line, item ``i`` is line ``i``
 (nodes: POST it, then its ``status`` through the status subresource).
+
+``bind-event``: what the API server does for each pod a scheduler places: the Binding, then the
+``events.k8s.io/v1`` Event kube-scheduler writes for it (reason ``Scheduled``, action ``Binding``,
+note ``Successfully assigned NS/POD to NODE``, ``regarding`` the pod with its uid and
+resourceVersion, read by one list before the clock starts); ``rate`` is then pairs per second.
+``--watch`` keeps one watch open on all pods during the run, with kube-scheduler's field selector
+(``status.phase!=Succeeded,status.phase!=Failed``; JSON, where kube-scheduler asks for protobuf),
+read and discarded by a process of its own, as a scheduler's pod informer is fed; the run then
+ends when the watch has delivered every bind's event (``watch_events``, ``watch_last``), or
+after ``--watch-quiet`` seconds without one.
 """
 
 from __future__ import annotations
@@ -29,12 +40,16 @@ import ssl
 import sys
 import threading
 import time
+import urllib.parse
 from pathlib import Path
 from typing import Any
 
 from workloads import node_body, node_status, pod_body
 
-__all__ = ["Client", "node_body", "node_status", "pod_body", "run"]
+__all__ = ["Client", "event_body", "node_body", "node_status", "pod_body", "run"]
+
+#: kube-scheduler's pod informer: every pod that has not finished (scheduler.go, NewInformerFactory)
+POD_FIELD_SELECTOR = "status.phase!=Succeeded,status.phase!=Failed"
 
 class Client:
     """One keep-alive HTTPS connection; retries 429/5xx and broken connections."""
@@ -78,6 +93,34 @@ class Client:
         raise RuntimeError("unreachable")
 
 
+def event_body(namespace: str, pod: str, uid: str, resource_version: str, node: str, now: float) -> dict[str, Any]:
+    """The Event kube-scheduler writes for a pod it bound (events.k8s.io/v1, its event recorder's
+    naming: ``POD.<unix nanoseconds in hex>``)."""
+    micro = int(now * 1e6) % 1_000_000
+    return {
+        "apiVersion": "events.k8s.io/v1",
+        "kind": "Event",
+        "metadata": {"name": f"{pod}.{int(now * 1e9):x}", "namespace": namespace},
+        "eventTime": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now)) + f".{micro:06d}Z",
+        "reportingController": "default-scheduler",
+        "reportingInstance": "default-scheduler-bench",
+        "action": "Binding",
+        "reason": "Scheduled",
+        "type": "Normal",
+        "note": f"Successfully assigned {namespace}/{pod} to {node}",
+        "regarding": {"apiVersion": "v1", "kind": "Pod", "name": pod, "namespace": namespace, "uid": uid, "resourceVersion": resource_version},
+    }
+
+
+def _binding(namespace: str, name: str, node: str) -> bytes:
+    return json.dumps({
+        "apiVersion": "v1",
+        "kind": "Binding",
+        "metadata": {"name": name, "namespace": namespace},
+        "target": {"apiVersion": "v1", "kind": "Node", "name": node},
+    }).encode()
+
+
 def _file_lines(a: argparse.Namespace) -> list[bytes]:
     lines = getattr(a, "_lines", None)
     if lines is None:
@@ -116,15 +159,15 @@ def _ops(kind: str, i: int, a: argparse.Namespace) -> list[tuple[str, str, bytes
         node = f"node-{j % a.bind_nodes}" if a.bind_nodes else None
         body = json.dumps(pod_body(j, a.namespace, a.scheduler_name, a.shape, node)).encode()
         return [("POST", f"/api/v1/namespaces/{a.namespace}/pods", body, "application/json", (201,))]
-    if kind == "bind":
+    if kind in ("bind", "bind-event"):
         name = f"pod-{a.offset + i}"
-        body = json.dumps({
-            "apiVersion": "v1",
-            "kind": "Binding",
-            "metadata": {"name": name, "namespace": a.namespace},
-            "target": {"apiVersion": "v1", "kind": "Node", "name": f"node-{i % a.nodes}"},
-        }).encode()
-        return [("POST", f"/api/v1/namespaces/{a.namespace}/pods/{name}/binding", body, "application/json", (201,))]
+        node = f"node-{i % a.nodes}"
+        ops = [("POST", f"/api/v1/namespaces/{a.namespace}/pods/{name}/binding", _binding(a.namespace, name, node), "application/json", (201,))]
+        if kind == "bind-event":
+            uid, rv = a.pod_refs.get(name, ("", ""))
+            ev = json.dumps(event_body(a.namespace, name, uid, rv, node, time.time())).encode()
+            ops.append(("POST", f"/apis/events.k8s.io/v1/namespaces/{a.namespace}/events", ev, "application/json", (201,)))
+        return ops
     raise ValueError(kind)
 
 
@@ -175,8 +218,64 @@ def _proc_main(kind: str, a: argparse.Namespace, proc_index: int, barrier: Any, 
     })
 
 
+def _pod_refs(a: argparse.Namespace) -> dict[str, tuple[str, str]]:
+    """name -> (uid, resourceVersion) of the namespace's pods: what an Event's ``regarding`` holds."""
+    c = Client(a.server, Path(a.certs))
+    refs: dict[str, tuple[str, str]] = {}
+    cont = ""
+    while True:
+        q = urllib.parse.urlencode({"limit": 500, **({"continue": cont} if cont else {})})
+        status, data = c.request("GET", f"/api/v1/namespaces/{a.namespace}/pods?{q}")
+        if status != 200:
+            raise RuntimeError(f"listing pods: {status} {data[:200]!r}")
+        d = json.loads(data)
+        for p in d.get("items") or []:
+            md = p["metadata"]
+            refs[md["name"]] = (md.get("uid", ""), md.get("resourceVersion", ""))
+        cont = (d.get("metadata") or {}).get("continue") or ""
+        if not cont:
+            return refs
+
+
+def _watch_main(a: argparse.Namespace, ready: Any, seen: Any, last: Any) -> None:
+    """One watch on all unfinished pods from now on; counts the events it delivers (one JSON
+    object per line, read and discarded) into ``seen``, the time of the latest into ``last``."""
+    c = Client(a.server, Path(a.certs))
+    sel = urllib.parse.quote(POD_FIELD_SELECTOR)
+    status, data = c.request("GET", f"/api/v1/pods?limit=1&fieldSelector={sel}")
+    if status != 200:
+        raise RuntimeError(f"listing pods: {status} {data[:200]!r}")
+    rv = json.loads(data)["metadata"]["resourceVersion"]
+    conn = http.client.HTTPSConnection(c.host, c.port, context=c.ctx, timeout=a.timeout)
+    conn.request("GET", f"/api/v1/pods?watch=1&fieldSelector={sel}&resourceVersion={rv}&timeoutSeconds={int(a.timeout)}", headers={"Accept": "application/json", "User-Agent": "kubesched-bench-loadgen"})
+    resp = conn.getresponse()
+    if resp.status != 200:
+        raise RuntimeError(f"watch: {resp.status} {resp.read()[:200]!r}")
+    ready.set()
+    while True:
+        chunk = resp.read1(1 << 16)
+        if not chunk:
+            return
+        n = chunk.count(b"\n")
+        if n:
+            now = time.time()
+            with seen.get_lock():
+                seen.value += n
+            last.value = now
+
+
 def run(kind: str, a: argparse.Namespace) -> dict[str, Any]:
     ctx = mp.get_context("fork")
+    if kind == "bind-event":
+        a.pod_refs = _pod_refs(a)
+    watcher = None
+    if getattr(a, "watch", False):
+        ready, seen, last = ctx.Event(), ctx.Value("q", 0), ctx.Value("d", 0.0)
+        watcher = ctx.Process(target=_watch_main, args=(a, ready, seen, last), daemon=True)
+        watcher.start()
+        if not ready.wait(60):
+            watcher.terminate()
+            raise RuntimeError("the pod watch did not start")
     barrier = ctx.Barrier(a.procs)
     out = ctx.Queue()
     procs = [ctx.Process(target=_proc_main, args=(kind, a, p, barrier, out), daemon=True) for p in range(a.procs)]
@@ -188,7 +287,19 @@ def run(kind: str, a: argparse.Namespace) -> dict[str, Any]:
     start = min(p["start"] for p in parts)
     end = max(p["end"] for p in parts)
     ok = sum(p["ok"] for p in parts)
-    requests_per_item = 2 if kind == "nodes" else 1
+    requests_per_item = 2 if kind in ("nodes", "bind-event") else 1
+    watched: dict[str, Any] = {}
+    if watcher is not None:
+        # the run ends when the watch has delivered every bind (one MODIFIED event each)
+        want, prev, quiet_since = ok // requests_per_item, -1, time.time()
+        while seen.value < want and time.time() - quiet_since < a.watch_quiet:
+            if seen.value != prev:
+                prev, quiet_since = seen.value, time.time()
+            time.sleep(0.05)
+        watched = {"watch_events": seen.value, "watch_last": last.value}
+        end = max(end, last.value)
+        watcher.terminate()
+        watcher.join(10)
     return {
         "kind": kind,
         "count": a.count,
@@ -205,12 +316,13 @@ def run(kind: str, a: argparse.Namespace) -> dict[str, Any]:
         "rate": (ok / requests_per_item) / (end - start) if end > start else 0.0,
         "requests_per_s": ok / (end - start) if end > start else 0.0,
         "cpu_s": sum(p["cpu_s"] for p in parts),
+        **watched,
     }
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("kind", choices=["nodes", "pods", "bind"])
+    ap.add_argument("kind", choices=["nodes", "pods", "bind", "bind-event"])
     ap.add_argument("--server", required=True, help="host:port of kube-apiserver")
     ap.add_argument("--certs", required=True, help="directory with ca.crt, admin.crt, admin.key")
     ap.add_argument("--count", type=int, required=True)
@@ -226,6 +338,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--procs", type=int, default=2)
     ap.add_argument("--threads", type=int, default=16)
     ap.add_argument("--timeout", type=float, default=1800)
+    ap.add_argument("--watch", action="store_true", help="keep one watch open on all unfinished pods (as a scheduler's pod informer)")
+    ap.add_argument("--watch-quiet", type=float, default=10.0, help="--watch: stop waiting for the bind events after this many seconds without one")
     a = ap.parse_args(argv)
     print(json.dumps(run(a.kind, a)))
     return 0
