@@ -4,6 +4,14 @@ The request path is tuned (it is most of a bind's CPU in Python): requests go st
 server's ``HTTPSConnectionPool`` (not through the PoolManager's per-call URL parsing and pool
 lookup), idle connections sit in a lock-free stack, the ``Retry``/``Timeout`` objects are built
 once, and a static token's headers are looked up once (``auth.py``).
+
+Writes (every method but GET: the Binding, Event and status patch of each pod) skip
+``http.client`` too: on one of the pool's own connections (its TLS set up by urllib3), the
+request is written as one buffer and the response's status line and headers are split by hand
+(``http.client`` parses them with the ``email`` package, about half of a write's CPU).
+HTTP/1.1 keep-alive, ``Content-Length``, chunked bodies and bodies that end with the
+connection; a connection that failed or that the server closes is dropped, as urllib3 does.
+Reads and watches stay on urllib3.
 """
 
 from __future__ import annotations
@@ -45,6 +53,92 @@ class _ConnStack:
         return len(self._items)
 
 
+class _Closed(OSError):
+    """The server closed a kept-alive connection before it answered (retryable, an OSError)."""
+
+
+def _read_response(sock: Any, method: str) -> tuple[int, bytes, bool]:
+    """(status, body, keep the connection) of one HTTP/1.x response read from ``sock``."""
+    recv = sock.recv
+    buf = b""
+    while True:
+        end = buf.find(b"\r\n\r\n")
+        if end >= 0:
+            break
+        chunk = recv(65536)
+        if not chunk:
+            raise _Closed("the server closed the connection")
+        buf += chunk
+    lines = buf[:end].split(b"\r\n")
+    rest = buf[end + 4 :]
+    version, _, status_s = lines[0].partition(b" ")
+    status = int(status_s[:3])
+    length = -1
+    chunked = False
+    keep = version == b"HTTP/1.1"
+    for line in lines[1:]:
+        name, _, value = line.partition(b":")
+        name = name.strip().lower()
+        if name == b"content-length":
+            length = int(value)
+        elif name == b"transfer-encoding":
+            chunked = b"chunked" in value.lower()
+        elif name == b"connection":
+            v = value.strip().lower()
+            keep = v != b"close" and (keep or v == b"keep-alive")
+    if status < 200 and status != 101:  # 1xx: an interim answer; the real one follows
+        return _read_response(_Prefixed(sock, rest), method)
+    if method == "HEAD" or status in (204, 304):
+        return status, b"", keep
+    if chunked:
+        return status, _read_chunked(recv, rest), keep
+    if length >= 0:
+        while len(rest) < length:
+            chunk = recv(max(65536, length - len(rest)))
+            if not chunk:
+                raise _Closed("the server closed the connection mid-body")
+            rest += chunk
+        return status, rest[:length], keep
+    parts = [rest]  # the body ends with the connection
+    while chunk := recv(65536):
+        parts.append(chunk)
+    return status, b"".join(parts), False
+
+
+def _read_chunked(recv: Any, buf: bytes) -> bytes:
+    out: list[bytes] = []
+    while True:
+        while (i := buf.find(b"\r\n")) < 0:
+            chunk = recv(65536)
+            if not chunk:
+                raise _Closed("the server closed the connection mid-body")
+            buf += chunk
+        size = int(buf[:i].split(b";", 1)[0], 16)
+        buf = buf[i + 2 :]
+        while len(buf) < size + 2:
+            chunk = recv(65536)
+            if not chunk:
+                raise _Closed("the server closed the connection mid-body")
+            buf += chunk
+        if size == 0:  # no trailers from the API server: the final CRLF ends it
+            return b"".join(out)
+        out.append(buf[:size])
+        buf = buf[size + 2 :]
+
+
+class _Prefixed:
+    """A socket whose first ``recv`` returns bytes already read."""
+
+    def __init__(self, sock: Any, head: bytes) -> None:
+        self.sock, self.head = sock, head
+
+    def recv(self, n: int) -> bytes:
+        if self.head:
+            head, self.head = self.head, b""
+            return head
+        return self.sock.recv(n)
+
+
 class KubeClient:
     """Raw JSON requests over the kubernetes client's configured connection pool."""
 
@@ -60,7 +154,8 @@ class KubeClient:
         #: the server's address for messages: the URL without any user:password part
         u = urllib3.util.parse_url(self.host)
         self.server = u._replace(auth=None).url if u.auth else self.host
-        self._headers = Auth(cfg).headers
+        self._auth = Auth(cfg)
+        self._headers = self._auth.headers
         # Requests go straight to the API server's connection pool: the PoolManager's per-call
         # URL parsing, pool lookup and Retry objects cost more than the request itself in
         # Python. (Behind a proxy the PoolManager path is kept: it adds the proxy headers.)
@@ -71,6 +166,11 @@ class KubeClient:
             self._conn_pool = self.pool.connection_from_url(self.host)
             if not self._conn_pool.block and isinstance(self._conn_pool.pool, queue.LifoQueue):
                 self._conn_pool.pool = _ConnStack(self._conn_pool.pool.maxsize)
+        #: the request line's target prefix and the Host header of the direct write path
+        self._host_header = b""
+        if self._conn_pool is not None:
+            h = self._conn_pool.host
+            self._host_header = f"Host: {f'[{h}]' if ':' in h and not h.startswith('[') else h}:{self._conn_pool.port}\r\n".encode("idna")
         self._no_retries = urllib3.Retry(total=False, redirect=False)
         self._timeouts: dict[float | None, Any] = {}
         self.limiter = RateLimiter(qps, burst)
@@ -109,6 +209,20 @@ class KubeClient:
             # patch) keeps the standard library's encoding
             data = body if type(body) is bytes else json.dumps(body).encode()
             content_type = content_type or "application/json"
+        if method != "GET" and not stream and self._conn_pool is not None:
+            status, raw = self._write(method, self._path_prefix + url[len(self.host) :], data, content_type, timeout)
+            if status >= 400:
+                try:
+                    parsed = loads(raw)
+                except Exception:
+                    parsed = raw.decode(errors="replace")
+                raise error_for(status, parsed, method, path)
+            if not raw or not decode:
+                return {}
+            try:
+                return loads(raw)
+            except ValueError:
+                raise BadResponse(status, method, path) from None
         t = self._timeouts.get(timeout)
         if t is None:
             import urllib3
@@ -146,3 +260,29 @@ class KubeClient:
             return loads(data)
         except ValueError:
             raise BadResponse(resp.status, method, path) from None
+
+    def _write(self, method: str, target: str, data: bytes | None, content_type: str | None, timeout: float | None) -> tuple[int, bytes]:
+        """One request on a connection of the pool, without http.client: (status, body)."""
+        pool = self._conn_pool
+        conn = pool._get_conn()  # drops a connection the server closed meanwhile, as urlopen does
+        try:
+            if conn.sock is None:
+                conn.timeout = 10.0  # the connect timeout of every request
+                conn.connect()
+            sock = conn.sock
+            sock.settimeout(timeout)
+            head = self._auth.header_block(content_type)
+            if data is None:
+                msg = b"%s %s HTTP/1.1\r\n%s%s\r\n" % (method.encode(), target.encode(), self._host_header, head)
+            else:
+                msg = b"%s %s HTTP/1.1\r\n%s%sContent-Length: %d\r\n\r\n%s" % (method.encode(), target.encode(), self._host_header, head, len(data), data)
+            sock.sendall(msg)
+            status, raw, keep = _read_response(sock, method)
+        except BaseException:
+            conn.close()
+            pool._put_conn(None)  # the slot of a new connection, as urlopen does on an error
+            raise
+        if not keep:
+            conn.close()
+        pool._put_conn(conn)
+        return status, raw

@@ -117,6 +117,20 @@ class Auth:
     def __init__(self, cfg: Any) -> None:
         self.configuration = cfg
         self._static_auth: str | None = None  # the token, when no refresh hook can change it
+        self._blocks: dict[str | None, bytes] = {}
+
+    def header_block(self, content_type: str | None) -> bytes:
+        """``headers(content_type)`` as the lines of an HTTP request (each ending in CRLF);
+        made once per content type while the token is static."""
+        block = self._blocks.get(content_type)
+        if block is None:
+            h = self.headers(content_type)
+            if any(c in k + v for k, v in h.items() for c in "\r\n\0"):
+                raise ValueError("a request header holds a line break or NUL (the token or content type)")
+            block = "".join(f"{k}: {v}\r\n" for k, v in h.items()).encode("latin-1")
+            if self._static_auth is not None and getattr(self.configuration, "refresh_api_key_hook", None) is None:
+                self._blocks[content_type] = block
+        return block
 
     def headers(self, content_type: str | None) -> dict[str, str]:
         h = {"Accept": "application/json", "User-Agent": USER_AGENT}
