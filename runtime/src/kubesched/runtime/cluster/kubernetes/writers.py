@@ -82,7 +82,7 @@ class _StatusPatch(_Write):
     """The ``PodScheduled`` condition and ``nominatedNodeName`` of one pod (PodStatusPatchCall)."""
 
     def __init__(self, client: KubeClient, pod: Pod, condition: Mapping[str, Any], nominated_node_name: str | None) -> None:
-        super().__init__(client, "PATCH", f"/api/v1/namespaces/{pod.namespace}/pods/{pod.name}/status", None, content_type="application/strategic-merge-patch+json")
+        super().__init__(client, "PATCH", f"/api/v1/namespaces/{pod.namespace}/pods/{pod.name}/status", None, content_type="application/strategic-merge-patch+json", decode=False)
         self.key = ("status", pod.uid)
         self.uid = pod.uid
         cond = {"lastProbeTime": None, "lastTransitionTime": rfc3339(), **condition}
@@ -106,7 +106,7 @@ class _StatusPatch(_Write):
 
 class _AnnotationPatch(_Write):
     def __init__(self, client: KubeClient, pod: Pod, annotations: Mapping[str, str]) -> None:
-        super().__init__(client, "PATCH", f"/api/v1/namespaces/{pod.namespace}/pods/{pod.name}", None, content_type="application/merge-patch+json")
+        super().__init__(client, "PATCH", f"/api/v1/namespaces/{pod.namespace}/pods/{pod.name}", None, content_type="application/merge-patch+json", decode=False)
         self.key = ("annotations", pod.uid)
         self.annotations = dict(annotations)
 
@@ -164,7 +164,7 @@ class Writer:
 
         def post() -> None:
             try:
-                self.client.request("POST", path, body=body, timeout=30)
+                self.client.request("POST", path, body=body, timeout=30, decode=False)  # the answer is a Status
             except Conflict:
                 if not self._bound_to(pod, node_name):
                     raise
