@@ -96,7 +96,8 @@ class Diagnosis:
             self._columns = None
             d = self._node_to_status
             before = (len(d), False)
-            d.update(zip([names[r] for r in rows.tolist()], [table[c] for c in codes.tolist()]))
+            keys = names[rows].tolist() if isinstance(names, np.ndarray) else [names[r] for r in rows.tolist()]
+            d.update(zip(keys, _object_array(table)[codes].tolist()))
             if self._reasons is not None and self._reasons[0] == before:
                 self._reasons = ((len(d), True), self._reasons[1])  # the same statuses, moved
         return self._node_to_status
@@ -418,11 +419,14 @@ class Scheduling:
             pct = self.global_percentage
         to_find = num_feasible_nodes_to_find(pct, n)
         start = self.next_start_node_index % n
-        order = np.arange(start, start + n)
+        order: Any = None  # position -> row (None: the identity)
         if start:
+            order = np.arange(start, start + n)
             order[n - start :] -= n
-        rot = first[order]
-        pos = np.flatnonzero(rot == 0)
+            rot = first[order]
+        else:
+            rot = first
+        pos = (rot == 0).nonzero()[0]
         if len(pos) >= to_find:
             pos = pos[:to_find]
             processed = int(pos[-1]) + 1 if to_find else 0
@@ -430,7 +434,7 @@ class Scheduling:
             processed = n
         if processed > len(pos):
             seen = rot[:processed]
-            rej = np.flatnonzero(seen)
+            rej = seen.nonzero()[0]
             codes = seen[rej]
             if any(st.code is Code.ERROR for st in table[1:]):
                 errs = [c for c in np.unique(codes).tolist() if table[c].code is Code.ERROR]
@@ -438,10 +442,24 @@ class Scheduling:
                     # the walk stops at the first node with an Error (in order)
                     k = int(np.flatnonzero(np.isin(codes, errs))[0])
                     raise SchedulingError(table[int(codes[k])])
-            diagnosis.rejected_columns(cols.names, order[rej], codes, table)
-        self._feasible_rows = order[pos]
-        infos = cols.infos
-        return [infos[r] for r in self._feasible_rows.tolist()]
+            diagnosis.rejected_columns(self._objects(cols, "names"), rej if order is None else order[rej], codes, table)
+        rows = self._feasible_rows = pos if order is None else order[pos]
+        return self._objects(cols, "infos")[rows].tolist()  # type: ignore[no-any-return]
+
+    def _objects(self, cols: Any, attr: str) -> Any:
+        """``cols.infos`` or ``cols.names`` (lists the columns never change) as a numpy
+        object array, made once per list: one fancy index then picks a cycle's rows."""
+        lst = getattr(cols, attr)
+        cache = self._object_arrays
+        if cache is None:
+            cache = self._object_arrays = {}
+        got = cache.get(attr)
+        if got is None or got[0] is not lst or len(got[1]) != len(lst):
+            got = cache[attr] = (lst, _object_array(lst))
+        return got[1]
+
+    #: ``_objects``' arrays by attribute, with the list each was made from
+    _object_arrays: dict[str, tuple[Any, Any]] | None = None
 
     #: the rows (in the snapshot's columns) of the last column-form Filter's feasible nodes
     _feasible_rows: Any = None
@@ -485,6 +503,14 @@ def _reuse_table(fwk: Framework, kind: str, entries: Sequence[Any], pod: Pod, ep
     if isinstance(sig, Status):
         raise SchedulingError(sig)
     return None if sig is None else fwk.reuse_table(kind, sig, epoch)
+
+
+def _object_array(items: Sequence[Any]) -> Any:
+    out = np.empty(len(items), object)
+    for i, x in enumerate(items):
+        out[i] = x
+    return out
+
 
 
 def _get(snapshot: Snapshot, name: str) -> NodeInfo | None:

@@ -73,8 +73,9 @@ class Status:
         plugin: str = "",
         error: BaseException | None = None,
     ) -> None:
-        self.code = Code(code)
-        self.reasons: list[str] = [r for r in reasons if r]
+        # Code(code) is an enum call (~1 us): skipped when ``code`` is already a Code
+        self.code = code if code.__class__ is Code else Code(code)
+        self.reasons: list[str] = [r for r in reasons if r] if reasons else []
         self.plugin = plugin
         self.error = error
 

@@ -77,6 +77,7 @@ class ColumnRunners:
         plugin in order that rejects it. A Status is an Error for the cycle (a plugin raised or
         broke the contract); None: a plugin declined (its per-node form must run)."""
         n = columns.n
+        shape = (n,)
         first: NDArray[np.int32] | None = None
         table: list[Status] = [SUCCESS]
         for name, fn in centries:
@@ -88,8 +89,9 @@ class ColumnRunners:
                 return None
             try:
                 codes, statuses = got
-                codes = np.asarray(codes)
-                if codes.shape != (n,) or codes.dtype.kind not in "iu":
+                if codes.__class__ is not _NDARRAY:
+                    codes = np.asarray(codes)
+                if codes.shape != shape or codes.dtype.kind not in "iu":
                     raise ValueError
             except (TypeError, ValueError):
                 return contract_error(name, "filter_columns", got)
@@ -100,7 +102,8 @@ class ColumnRunners:
                 nz &= first == 0
                 if not _count_nonzero(nz):
                     continue
-            used = np.unique(codes[nz]).tolist()
+            sel = codes[nz]
+            used = _used_codes(sel, statuses)
             mapping = np.zeros(used[-1] + 1, np.int32)
             for c in used:
                 try:
@@ -113,7 +116,7 @@ class ColumnRunners:
                 mapping[c] = len(table) - 1
             if first is None:
                 first = np.zeros(n, np.int32)
-            first[nz] = mapping[codes[nz]]
+            first[nz] = mapping[sel]
         if first is None:
             first = np.zeros(n, np.int32)
         return first, table
@@ -209,6 +212,17 @@ class ColumnRunners:
         return np.asarray(got, np.int64)
 
 
+def _used_codes(sel: NDArray[Any], statuses: Any) -> list[int]:
+    """The distinct codes of ``sel`` (none is 0), ascending: counted with bincount when they
+    index a list of statuses (a few values), np.unique otherwise (negative codes, a dict)."""
+    if statuses.__class__ is list and int(_max(sel)) < len(statuses):
+        try:
+            return _flatnonzero(np.bincount(sel)).tolist()  # type: ignore[no-any-return]
+        except (TypeError, ValueError):  # a negative code, uint64
+            pass
+    return np.unique(sel).tolist()  # type: ignore[no-any-return]
+
+
 def _out_of_range(vals: NDArray[Any]) -> bool:
     """Whether a score is outside [MIN_NODE_SCORE, MAX_NODE_SCORE]: one pass over int64
     scores (a negative one is above the maximum as unsigned), two otherwise."""
@@ -223,3 +237,8 @@ _count_nonzero = np.count_nonzero
 _max = np.maximum.reduce
 _min = np.minimum.reduce
 _INT64 = np.dtype(np.int64)
+_NDARRAY = np.ndarray
+
+
+def _flatnonzero(a: NDArray[Any]) -> NDArray[np.intp]:
+    return a.nonzero()[0]

@@ -229,7 +229,9 @@ class Cycles:
         nomination is cleared; with them it is PostFilter's result (schedulingAlgorithm)."""
         nominated: str | None = ""
         if fw.has_post_filter_plugins():
-            statuses = fe.diagnosis.post_filter_statuses([ni.name for ni in self.cache.update_snapshot().list()])
+            # the node names matter only for nodes absent from the diagnosis
+            all_nodes = self.cache.update_snapshot().list()
+            statuses = fe.diagnosis.post_filter_statuses([ni.name for ni in all_nodes] if fe.diagnosis.absent_status is not None else ())
             deletions = self.objects.pod_deletions
             r, st = fw.run_post_filter(state, pod, statuses)
             if self.metrics is not None and "DefaultPreemption" in fw.points.get("postFilter", []):
