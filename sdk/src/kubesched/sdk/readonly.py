@@ -42,9 +42,11 @@ def _thaw(value: Any, memo: dict[int, Any] | None = None) -> Any:
     """A plain, mutable deep copy."""
     t = type(value)
     if t is ReadOnlyDict or t is dict:
-        return {k: _thaw(v, memo) for k, v in value.items()}
+        return {k: v if type(v) in _SCALARS else _thaw(v, memo) for k, v in value.items()}
     if t is ReadOnlyList or t is list:
-        return [_thaw(v, memo) for v in value]
+        return [v if type(v) in _SCALARS else _thaw(v, memo) for v in value]
+    if t in _SCALARS:  # immutable: deepcopy gives it back too
+        return value
     return copy.deepcopy(value, memo)
 
 
@@ -115,16 +117,31 @@ EMPTY_LIST: ReadOnlyList[Any] = ReadOnlyList()
 _SCALARS = frozenset({str, int, float, bool, type(None), _dt.datetime, _dt.date, bytes})
 
 
+#: what :func:`read_only` keeps as it is
+_KEEP = _SCALARS | {ReadOnlyDict, ReadOnlyList}
+_dict_set = dict.__setitem__
+_list_set = list.__setitem__
+
+
 def read_only(value: Any) -> Any:
     """``value`` with every dict and list in it turned read-only (a copy; read-only parts,
     scalars and other immutable values are shared)."""
     t = type(value)
-    if t in _SCALARS or t is ReadOnlyDict or t is ReadOnlyList:
-        return value
     if t is dict:
-        return ReadOnlyDict({k: v if type(v) in _SCALARS else read_only(v) for k, v in value.items()})
+        # one copy in C, then the values that are not kept as they are replaced in it
+        out: ReadOnlyDict[Any, Any] = ReadOnlyDict(value)
+        for k, v in value.items():
+            if type(v) not in _KEEP:
+                _dict_set(out, k, read_only(v))
+        return out
+    if t in _KEEP:
+        return value
     if t is list:
-        return ReadOnlyList([v if type(v) in _SCALARS else read_only(v) for v in value])
+        lst: ReadOnlyList[Any] = ReadOnlyList(value)
+        for i, v in enumerate(value):
+            if type(v) not in _KEEP:
+                _list_set(lst, i, read_only(v))
+        return lst
     if isinstance(value, Mapping):
         return ReadOnlyDict({k: read_only(v) for k, v in value.items()})
     if isinstance(value, (list, tuple)):

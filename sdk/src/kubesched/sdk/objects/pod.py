@@ -15,10 +15,13 @@ from .requests import (
     is_supported_pod_level_resource,
     pod_requests,
     quantity_value,
+    simple_requests,
 )
 from .resource import (
     Resource,
     _q,
+    _set,
+    _whole_resource,
 )
 from .taints import Toleration
 from .view import ObjectView, _int, _list, _mapping, _objects, _show, _text, cached_property
@@ -86,6 +89,10 @@ def _ro_list(v: Any) -> ReadOnlyList[Any]:
     if type(v) is ReadOnlyList:
         return v
     return read_only(list(v)) if v else EMPTY_LIST  # type: ignore[no-any-return]
+
+
+_dict_set = dict.__setitem__
+_new_pod = object.__new__
 
 
 class Pod(ObjectView):
@@ -251,9 +258,11 @@ class Pod(ObjectView):
         """Host ports of the containers and of sidecars (init containers with
         ``restartPolicy: Always``), as ``schedutil.GetHostPorts`` (v1.34) collects them."""
         out = []
-        every = [(f"spec.containers[{i}]", c) for i, c in enumerate(self.containers)]
-        every += [(f"spec.initContainers[{i}]", c) for i, c in enumerate(self.init_containers) if c.get("restartPolicy") == "Always"]
-        for field, c in every:
+        every = [("spec.containers", i, c) for i, c in enumerate(self.containers) if c.get("ports") is not None]
+        every += [("spec.initContainers", i, c) for i, c in enumerate(self.init_containers)
+                  if c.get("restartPolicy") == "Always" and c.get("ports") is not None]
+        for part, i, c in every:
+            field = f"{part}[{i}]"
             for pi, p in enumerate(_objects(c.get("ports"), f"{field}.ports")):
                 hp = p.get("hostPort")
                 if not hp:
@@ -271,6 +280,8 @@ class Pod(ObjectView):
     def requests(self) -> Resource:
         """Effective requests, as kube-scheduler computes them (init containers, overhead);
         read-only (``pod.requests.clone()`` is a mutable copy)."""
+        if self._simple_requests():
+            return self.__dict__["requests"]  # type: ignore[no-any-return]
         r = Resource()
         for k, v in pod_requests(self).items():
             r.add_quantity(k, v)
@@ -279,8 +290,28 @@ class Pod(ObjectView):
     @cached_property
     def non_zero_requests(self) -> tuple[int, int]:
         """(milli-CPU, memory) with 100m / 200Mi for containers that request nothing (scoring)."""
+        if self._simple_requests():
+            return self.__dict__["non_zero_requests"]  # type: ignore[no-any-return]
         f = pod_requests(self, non_missing=True)
         return quantity_value(f, "cpu"), quantity_value(f, "memory")
+
+    def _simple_requests(self) -> bool:
+        """Keep ``requests`` and ``non_zero_requests`` (and ``node_requests`` and
+        ``node_non_zero_requests`` when the status holds no resources) summed as integers by
+        :func:`simple_requests`; False for a pod it leaves to the exact path."""
+        got = simple_requests(self)
+        if got is None:
+            return False
+        total, cpu, mem = got
+        ro = _whole_resource(total)
+        nz = (cpu, mem)
+        d = self.__dict__
+        d["requests"] = ro
+        d["non_zero_requests"] = nz
+        if not _has_status_resources(self):
+            d["node_requests"] = ro
+            d["node_non_zero_requests"] = nz
+        return True
 
     @cached_property
     def node_requests(self) -> Resource:
@@ -401,6 +432,13 @@ class Pod(ObjectView):
         _int(spec.get("priority"), "spec.priority")
         if spec.get("schedulingGates"):
             _objects(spec["schedulingGates"], "spec.schedulingGates")
+        # the parts a pod does not have read as empty: kept without parsing (they cannot fail)
+        for part, absent in ((md, _ABSENT_METADATA), (spec, _ABSENT_SPEC)):
+            for field, values in absent:
+                if part.get(field) is None:
+                    for k, v in values:
+                        if k not in d:
+                            d[k] = v
         _ = (
             self.creation_timestamp,
             self.owner_references,
@@ -422,7 +460,8 @@ class Pod(ObjectView):
         )
         for field, cs in (("spec.containers", self.containers), ("spec.initContainers", self.init_containers)):
             for i, c in enumerate(cs):
-                _nonnegative(c, f"{field}[{i}]")
+                if c.get("resources"):
+                    _nonnegative(c, field, i)
         d[_VALID] = True
 
     # copies -------------------------------------------------------------------------------
@@ -448,11 +487,24 @@ class Pod(ObjectView):
     def with_node_name(self, node_name: str) -> Pod:
         """A copy bound to ``node_name`` (what the cache assumes while binding); it shares
         every read-only part of this view but ``spec``."""
-        raw = dict(self.raw)
-        raw["spec"] = {**self.spec, "nodeName": node_name}
-        p = Pod(raw)
-        keep = {k: v for k, v in self.__dict__.items() if k not in ("spec", "node_name")}
-        p.__dict__.update(keep)
+        if type(node_name) is not str:
+            raw = dict(self.raw)
+            raw["spec"] = {**self.spec, "nodeName": node_name}
+            p = Pod(raw)
+            keep = {k: v for k, v in self.__dict__.items() if k not in ("spec", "node_name")}
+            p.__dict__.update(keep)
+            return p
+        # the read-only parts are shared: only the top level and the spec are new
+        spec = ReadOnlyDict(self.spec)
+        _dict_set(spec, "nodeName", node_name)
+        raw = ReadOnlyDict(self.raw)
+        _dict_set(raw, "spec", spec)
+        p = _new_pod(Pod)
+        _set(p, "raw", raw)
+        d = self.__dict__.copy()  # every part but the node's name is the same
+        d["spec"] = spec
+        d["node_name"] = node_name
+        _set(p, "__dict__", d)
         return p
 
     def __repr__(self) -> str:
@@ -503,11 +555,35 @@ class QueuedPodInfo:
 _VALID = "_valid"
 
 
+#: what ``validate()`` keeps without parsing when a field of the metadata or the spec is missing
+#: (or null): the field, and its cached properties with the values they read it as
+_ABSENT_METADATA: tuple[tuple[str, tuple[tuple[str, Any], ...]], ...] = (
+    ("creationTimestamp", (("creation_timestamp", 0.0),)),
+    ("ownerReferences", (("owner_references", EMPTY_LIST),)),
+)
+_ABSENT_SPEC: tuple[tuple[str, tuple[tuple[str, Any], ...]], ...] = (
+    ("initContainers", (("init_containers", EMPTY_LIST),)),
+    ("tolerations", (("tolerations", ()),)),
+    ("nodeSelector", (("node_selector", EMPTY_DICT),)),
+    ("affinity", (
+        ("affinity", EMPTY_DICT),
+        ("required_node_affinity", None),
+        ("required_affinity_terms", ()),
+        ("required_anti_affinity_terms", ()),
+        ("preferred_affinity_terms", ()),
+        ("preferred_anti_affinity_terms", ()),
+        ("has_pod_affinity", False),
+        ("has_required_anti_affinity", False),
+    )),
+    ("topologySpreadConstraints", (("topology_spread_constraints", EMPTY_LIST),)),
+    ("volumes", (("volumes", EMPTY_LIST), ("pvc_names", EMPTY_LIST))),
+)
+
 #: how a quantity without a minus sign (nor whitespace before it) starts
 _UNSIGNED = frozenset("0123456789.+")
 
 
-def _nonnegative(c: Mapping[str, Any], field: str) -> None:
+def _nonnegative(c: Mapping[str, Any], containers: str, i: int) -> None:
     """ValidateResourceQuantityValue's sign check of a container's requests and limits (both
     parsed by ``requests`` already, which names a malformed one first)."""
     res = c.get("resources")
@@ -520,6 +596,7 @@ def _nonnegative(c: Mapping[str, Any], field: str) -> None:
         for k, v in rl.items():
             if type(v) is str and v[:1] in _UNSIGNED:
                 continue  # parsed by ``requests`` already, and it has no sign: not negative
+            field = f"{containers}[{i}]"
             if _q(v, f"{field}.resources.{part}.{cut(k)}") < 0:
                 raise InvalidObjectError(f"{field}.resources.{part}.{cut(k)}", f"Invalid value: {_show(v)}: must be greater than or equal to 0")
 

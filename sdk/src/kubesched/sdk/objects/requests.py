@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._text import cut
 from ..quantity import QuantityError, bounded, parse_quantity
-from ..readonly import ReadOnlyDict
+from ..readonly import ReadOnlyDict, ReadOnlyList
 from ..selectors import InvalidObjectError
 from .resource import DEFAULT_MEMORY_REQUEST, DEFAULT_MILLI_CPU_REQUEST, _ceil, _ceil_milli
 from .view import _mapping, _objects
@@ -165,8 +165,16 @@ def pod_requests(
 
 
 def _has_status_resources(pod: Pod) -> bool:
-    """Whether the status holds resources an in-place resize reads (a pending pod's never does)."""
-    st = pod.status
+    """Whether the status holds resources an in-place resize reads (a pending pod's never does);
+    kept on the view (its status never changes)."""
+    d = pod.__dict__
+    got: bool | None = d.get(_STATUS_RESOURCES)
+    if got is None:
+        got = d[_STATUS_RESOURCES] = _status_resources(pod.status)
+    return got
+
+
+def _status_resources(st: Mapping[str, Any]) -> bool:
     if st.get("resources") is not None:
         return True
     for part in ("containerStatuses", "initContainerStatuses"):
@@ -174,6 +182,112 @@ def _has_status_resources(pod: Pod) -> bool:
             if cs.get("resources") is not None:
                 return True
     return False
+
+
+#: where a Pod view keeps :func:`_has_status_resources` (its ``__dict__``)
+_STATUS_RESOURCES = "_status_resources"
+
+
+#: quantity string -> (its ``MilliValue()``, its ``Value()``), each None when the quantity is
+#: not a whole number of that unit: what :func:`simple_requests` sums as integers
+_WHOLE: dict[str, tuple[int | None, int | None]] = {}
+#: ints taken as they are (YAML's ``cpu: 2``) up to this magnitude (far inside QUANTITY_LIMIT)
+_INT_MAX = 1 << 62
+
+
+def _whole(v: Any) -> tuple[int | None, int | None] | None:
+    """``(milli, value)`` of a quantity for :func:`simple_requests`; None for what it leaves to
+    the exact path (a float, a malformed or very large quantity)."""
+    t = type(v)
+    if t is str:
+        got = _WHOLE.get(v)
+        if got is not None:
+            return got
+        try:
+            q = parse_quantity(v)
+        except QuantityError:
+            return None
+        milli = q.numerator * 1000 // q.denominator if (q.numerator * 1000) % q.denominator == 0 else None
+        got = (milli, q.numerator if q.denominator == 1 else None)
+        if len(_WHOLE) >= _PARSED_MAX:
+            _WHOLE.clear()
+        _WHOLE[v] = got
+        return got
+    if t is int and -_INT_MAX <= v <= _INT_MAX:
+        return v * 1000, v
+    return None
+
+
+def simple_requests(pod: Pod) -> tuple[dict[str, int], int, int] | None:
+    """``pod_requests(pod)`` and the (milli-CPU, memory) of ``pod_requests(pod, non_missing=True)``
+    as kube-scheduler reads them (``MilliValue()`` of cpu, ``Value()`` of the rest), summed as
+    integers, for the common pod: containers only (no init containers, overhead or pod-level
+    resources) whose quantities are whole milli-CPUs and whole units of the rest, so that each
+    sum is exact and rounding it changes nothing. The dict keeps ``pod_requests``' names in its
+    order. None for any other pod (and for a malformed one): the exact path computes it and names the
+    problem."""
+    spec = pod.spec
+    ic = spec.get("initContainers")
+    if (ic is not None and (type(ic) is not ReadOnlyList or ic)) or spec.get("overhead") is not None or spec.get("resources") is not None:
+        return None
+    total: dict[str, int] = {}
+    cpu = mem = 0
+    whole = _whole
+    for c in pod.containers:
+        res = c.get("resources")
+        if res is None:
+            cpu += DEFAULT_MILLI_CPU_REQUEST
+            mem += DEFAULT_MEMORY_REQUEST
+            continue
+        if type(res) is not ReadOnlyDict:
+            return None
+        lim = res.get("limits")
+        req = res.get("requests")
+        if lim:
+            if type(lim) is not ReadOnlyDict:
+                return None
+            if req:
+                if type(req) is not ReadOnlyDict:
+                    return None
+                cr = {**lim, **req}
+            else:
+                cr = lim
+        elif req:
+            if type(req) is not ReadOnlyDict:
+                return None
+            cr = req
+        else:
+            cpu += DEFAULT_MILLI_CPU_REQUEST
+            mem += DEFAULT_MEMORY_REQUEST
+            continue
+        has_cpu = has_mem = False
+        for k, v in cr.items():
+            if type(k) is not str:
+                return None
+            w = whole(v)
+            if w is None:
+                return None
+            if k == _CPU:
+                n = w[0]
+                if n is None:
+                    return None
+                has_cpu = True
+                cpu += n
+            else:
+                n = w[1]
+                if n is None:
+                    return None
+                if k == _MEMORY:
+                    has_mem = True
+                    mem += n
+            cur = total.get(k)
+            total[k] = n if cur is None else cur + n
+        if not has_cpu:
+            cpu += DEFAULT_MILLI_CPU_REQUEST
+        if not has_mem:
+            mem += DEFAULT_MEMORY_REQUEST
+    return total, bounded(cpu), bounded(mem)
+
 
 
 #: where a Pod view keeps its computed requests (its ``__dict__``, beside its cached properties)

@@ -197,6 +197,32 @@ def _add_resource(r: Resource, other: Resource, sign: int) -> None:
             dict.__setitem__(sc, k, sc.get(k, 0) + sign * v)
 
 
+def _whole_resource(amounts: Mapping[str, int]) -> Resource:
+    """A read-only Resource of amounts already in each resource's unit (milli-CPU for cpu, a
+    whole number of the rest), kept as :meth:`Resource.add_quantity` keeps them (bounded;
+    names it does not count left out)."""
+    cpu = mem = eph = pods = 0
+    scalar: dict[str, int] = {}
+    for name, n in amounts.items():
+        if name == _CPU:
+            cpu = bounded(n)
+        elif name == _MEMORY:
+            mem = bounded(n)
+        elif name == _PODS:
+            pods = bounded(n)
+        elif name == _EPHEMERAL:
+            eph = bounded(n)
+        elif is_scalar_resource(name):
+            scalar[name] = bounded(n)
+    r = _ReadOnlyResource.__new__(_ReadOnlyResource)
+    _set(r, "milli_cpu", cpu)
+    _set(r, "memory", mem)
+    _set(r, "ephemeral_storage", eph)
+    _set(r, "allowed_pod_number", pods)
+    _set(r, "scalar", ReadOnlyDict(scalar))
+    return r
+
+
 def _ceil(f: Fraction) -> int:
     return -((-f.numerator) // f.denominator)
 
