@@ -60,13 +60,18 @@ class NodeColumns:
     __slots__ = (
         "_alloc",
         "_by_node",
+        "_generations",
         "_images",
         "_labels",
         "_nodes",
         "_nz",
+        "_pod_count",
         "_req",
         "_taints",
         "_unschedulable",
+        "_w_alloc",
+        "_w_nz",
+        "_w_req",
         "generations",
         "index",
         "infos",
@@ -92,21 +97,30 @@ class NodeColumns:
         self.index = {name: i for i, name in enumerate(self.names)}
         #: bumped whenever a row changes (a plugin may key its own caches on it)
         self.version = 0
+        # Each column is written in its own array (``_w_*``, ``_generations``, ``_pod_count``)
+        # and given out as a read-only view of it: the view sees every write, and a write
+        # through it raises.
+        self._generations = np.zeros(n, _I64)
         #: each row's NodeInfo generation when it was last written
-        self.generations = np.zeros(n, _I64)
+        self.generations = _ro(self._generations.view())
         self._nodes: list[Node | None] = [None] * n
-        self.pod_count = np.zeros(n, _I64)
-        # resource name -> column
+        self._pod_count = np.zeros(n, _I64)
+        self.pod_count = _ro(self._pod_count.view())
+        # resource name -> column (written), and its read-only view
+        self._w_alloc: dict[str, NDArray[np.int64]] = {}
+        self._w_req: dict[str, NDArray[np.int64]] = {}
+        self._w_nz: dict[str, NDArray[np.int64]] = {}
         self._alloc: dict[str, NDArray[np.int64]] = {}
         self._req: dict[str, NDArray[np.int64]] = {}
-        self._nz: dict[str, NDArray[np.int64]] = {_CPU: np.zeros(n, _I64), _MEMORY: np.zeros(n, _I64)}
+        self._nz: dict[str, NDArray[np.int64]] = {}
+        for name in (_CPU, _MEMORY):
+            self._column(self._w_nz, self._nz, name)
         for name in (_CPU, _MEMORY, _EPHEMERAL, _PODS):
-            self._alloc[name] = np.zeros(n, _I64)
-            self._req[name] = np.zeros(n, _I64)
+            self._column(self._w_alloc, self._alloc, name)
+            self._column(self._w_req, self._req, name)
         self._node_caches_clear()
         for i in range(n):
             self._write(i)
-        self._freeze()
 
     # maintenance (the runtime) ------------------------------------------------------------------
     def _node_caches_clear(self) -> None:
@@ -116,24 +130,12 @@ class NodeColumns:
         self._images: dict[str, NDArray[np.int64]] = {}
         self._by_node: dict[Hashable, NDArray[Any]] = {}
 
-    def _freeze(self) -> None:
-        for d in (self._alloc, self._req, self._nz):
-            for a in d.values():
-                a.flags.writeable = False
-        self.pod_count.flags.writeable = False
-        self.generations.flags.writeable = False
-
-    def _thaw(self) -> None:
-        for d in (self._alloc, self._req, self._nz):
-            for a in d.values():
-                a.flags.writeable = True
-        self.pod_count.flags.writeable = True
-        self.generations.flags.writeable = True
-
-    def _column(self, d: dict[str, NDArray[np.int64]], name: str) -> NDArray[np.int64]:
-        a = d.get(name)
+    def _column(self, w: dict[str, NDArray[np.int64]], views: dict[str, NDArray[np.int64]], name: str) -> NDArray[np.int64]:
+        """The written array of a column (made, with its read-only view, on first use)."""
+        a = w.get(name)
         if a is None:
-            a = d[name] = np.zeros(self.n, _I64)
+            a = w[name] = np.zeros(self.n, _I64)
+            views[name] = _ro(a.view())
         return a
 
     def _write(self, i: int) -> None:
@@ -145,7 +147,7 @@ class NodeColumns:
             self._write_row(i, _Bounded(self.infos[i]))
 
     def _write_row(self, i: int, ni: Any) -> None:
-        self.generations[i] = ni.generation
+        self._generations[i] = ni.generation
         node = ni.node
         if node is not self._nodes[i]:
             self._nodes[i] = node
@@ -153,9 +155,10 @@ class NodeColumns:
         alloc = ni.allocatable
         req = ni.requested
         nz = ni.non_zero_requested
-        self.pod_count[i] = len(ni.pods)
-        a = self._alloc
-        r = self._req
+        pods = len(ni.pods)
+        self._pod_count[i] = pods
+        a = self._w_alloc
+        r = self._w_req
         a[_CPU][i] = alloc.milli_cpu
         a[_MEMORY][i] = alloc.memory
         a[_EPHEMERAL][i] = alloc.ephemeral_storage
@@ -163,13 +166,14 @@ class NodeColumns:
         r[_CPU][i] = req.milli_cpu
         r[_MEMORY][i] = req.memory
         r[_EPHEMERAL][i] = req.ephemeral_storage
-        r[_PODS][i] = len(ni.pods)
-        self._nz[_CPU][i] = nz.milli_cpu
-        self._nz[_MEMORY][i] = nz.memory
+        r[_PODS][i] = pods
+        w_nz = self._w_nz
+        w_nz[_CPU][i] = nz.milli_cpu
+        w_nz[_MEMORY][i] = nz.memory
         if alloc.scalar or req.scalar or len(a) > 4:
             for name in set(alloc.scalar) | set(req.scalar) | (set(a) - {_CPU, _MEMORY, _EPHEMERAL, _PODS}):
-                self._column(a, name)[i] = alloc.scalar.get(name, 0)
-                self._column(r, name)[i] = req.scalar.get(name, 0)
+                self._column(a, self._alloc, name)[i] = alloc.scalar.get(name, 0)
+                self._column(r, self._req, name)[i] = req.scalar.get(name, 0)
 
     def refresh(self, rows: Iterable[int] | None = None) -> None:
         """Rewrite the given rows (the runtime's cache knows which nodes changed), or every row
@@ -181,12 +185,8 @@ class NodeColumns:
             rows = list(rows)
         if not rows:
             return
-        self._thaw()
-        try:
-            for i in rows:
-                self._write(i)
-        finally:
-            self._freeze()
+        for i in rows:
+            self._write(i)
         self.version += 1
 
     # resources ---------------------------------------------------------------------------------
