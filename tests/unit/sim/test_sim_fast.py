@@ -224,3 +224,74 @@ def test_kube_objects_count_the_informer_caches_changes_and_the_resolver_follows
     # an informer that may not list the kind gives no count
     inf.forbidden = True
     assert objs.kind_generation(DEVICE_CLASS_API_VERSION, DC) is None
+
+
+# the queue: pods rejected only by plugins deaf to an event ---------------------------------------
+def test_an_event_moves_no_pod_rejected_only_by_plugins_that_registered_other_events() -> None:
+    from kubesched.runtime.plugins.queuesort import PrioritySort
+    from kubesched.runtime.queue import SchedulingQueue
+    from kubesched.runtime.scheduler import SimClock
+    from kubesched.sdk import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint, Status
+    from kubesched.testing import make_pod
+
+    node_add = ClusterEvent(EventResource.NODE.value, ActionType.ADD)
+    pod_add = ClusterEvent(EventResource.ASSIGNED_POD.value, ActionType.ADD)
+    hinted: list[str] = []
+
+    def hint(pod: Any, old: Any, new: Any) -> QueueingHint:
+        hinted.append(pod.name)
+        return QueueingHint.QUEUE if pod.name != "skipped" else QueueingHint.SKIP
+
+    events = {"Deaf": [ClusterEventWithHint(node_add, hint)], "Hinted": [ClusterEventWithHint(pod_add, hint)], "Silent": []}
+    q = SchedulingQueue(PrioritySort().queue_sort_less, SimClock(1000.0), events={"test": events})
+    rejectors = {
+        "deaf": ({"Deaf"}, set()),
+        "deaf-and-silent": ({"Deaf", "Silent"}, set()),
+        "deaf-pending": ({"Deaf"}, {"Deaf"}),
+        "hinted": ({"Deaf", "Hinted"}, set()),
+        "skipped": ({"Hinted"}, set()),
+        "unregistered": ({"Deaf", "Other"}, set()),
+    }
+    for name in rejectors:
+        q.add(make_pod().name(name).uid(name).scheduler_name("test").pod())
+    for _ in rejectors:
+        qpi = q.pop()
+        assert qpi is not None
+        plugins, pending = rejectors[qpi.pod.name]
+        q.requeue_failed(qpi, Status.unschedulable("no"), plugins, pending)
+    assert q.move_all_to_active_or_backoff(pod_add, None, None) == 2
+    assert sorted(p.pod.name for p in q.unschedulable_pods()) == ["deaf", "deaf-and-silent", "deaf-pending", "skipped"]
+    assert sorted(hinted) == ["hinted", "skipped"]  # the deaf plugin's hint is never asked
+    # the same pods and a Node add: the deaf plugin hears it
+    assert q.move_all_to_active_or_backoff(node_add, None, None) == 3
+    assert [p.pod.name for p in q.unschedulable_pods()] == ["skipped"]
+
+
+# the recorder: one sample per virtual time ------------------------------------------------------
+def test_the_recorder_samples_the_totals_each_time_as_its_last_event_left_them() -> None:
+    from kubesched.runtime.scheduler import SimClock
+    from kubesched.runtime.sim.measure import Recorder
+
+    clock = SimClock(1000.0)
+    rec = Recorder(clock, 1000.0, ["default-scheduler"])
+    node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}, "status": {"allocatable": {"cpu": "4", "memory": "1Gi"}}}
+    pod = {**_pod(), "metadata": {"name": "p", "namespace": "default", "uid": "u1"}}
+    pod["spec"] = {"containers": [{"name": "c", "image": "i", "resources": {"requests": {"cpu": "1"}}}]}
+    rec.on_event("ADDED", "Node", None, node)
+    rec.on_event("ADDED", "Pod", None, pod)
+    rec.on_event("ADDED", "ConfigMap", None, {"metadata": {"name": "c"}})  # not counted
+    clock.advance_to(1002.5)
+    bound = {**pod, "spec": {**pod["spec"], "nodeName": "n1"}}
+    rec.on_event("MODIFIED", "Pod", pod, bound)
+    clock.advance_to(1003.0)
+    rec.on_event("DELETED", "Pod", bound, None)
+    rec.finish(4.0)
+    alloc = {"cpu": 4.0, "memory": float(1 << 30)}
+    # (t, nodes, pending, running, allocatable, requested, arrived)
+    assert rec._samples == [
+        (0.0, 1, 1, 0, alloc, {}, 1),
+        (2.5, 1, 0, 1, alloc, {"cpu": 1.0}, 1),
+        (3.0, 1, 0, 0, alloc, {"cpu": 0.0}, 1),
+        (4.0, 1, 0, 0, alloc, {"cpu": 0.0}, 1),
+    ]
+    assert rec.waits == [2.5]

@@ -165,6 +165,9 @@ class SchedulingQueue:
         #: the plugin registered none, so every event may help); events and registrations are
         #: fixed, so each match is computed once
         self._matching: dict[ClusterEvent, dict[tuple[str, str], tuple[Any, ...] | None]] = {}
+        #: event -> profile -> the plugins with registrations none of which matches the event:
+        #: a pod rejected only by such plugins stays where it is (``_deaf_to``)
+        self._deaf: dict[ClusterEvent, dict[str, frozenset[str]]] = {}
         self._error_to_backoff = error_to_backoff
         self._metrics = metrics
         self._active = _Heap(less)
@@ -473,6 +476,7 @@ class SchedulingQueue:
         label = str(event)
         matching = self._matching_for(event)
         wildcard = event.is_wildcard()
+        deaf = {} if wildcard else self._deaf_to(event)
         for qpi in list(self._unschedulable.values()):
             if precheck is not None and not precheck(qpi.pod):
                 continue
@@ -482,6 +486,11 @@ class SchedulingQueue:
                 if self._move_to_active(qpi, label):
                     moved += 1
                 continue
+            unsched, pending = qpi.unschedulable_plugins, qpi.pending_plugins
+            if unsched or pending:
+                d = deaf.get(qpi.pod.scheduler_name)
+                if d is not None and unsched <= d and pending <= d:
+                    continue  # what _strategy finds: no plugin of the pod's may react ("skip")
             strategy = self._strategy(qpi, event, old, new, matching, wildcard)
             if strategy == "skip":
                 continue
@@ -533,6 +542,17 @@ class SchedulingQueue:
                     return "immediately"
                 strategy = "after_backoff"
         return strategy
+
+    def _deaf_to(self, event: ClusterEvent) -> dict[str, frozenset[str]]:
+        """Per profile, the plugins that registered events but none matching ``event``: for a pod
+        rejected by these alone, ``_strategy`` calls no hint and gives "skip"."""
+        d = self._deaf.get(event)
+        if d is None:
+            d = self._deaf[event] = {
+                profile: frozenset(p for p, evs in plugin_events.items() if evs is not None and not any(ewh.event.matches(event) for ewh in evs))
+                for profile, plugin_events in self._events.items()
+            }
+        return d
 
     def _matching_for(self, event: ClusterEvent) -> dict[tuple[str, str], tuple[Any, ...] | None]:
         """The cache of ``event``'s matching registrations (filled by ``_strategy``)."""

@@ -123,21 +123,27 @@ class Recorder:
         #: (t, node, resource, delta requested or None for "allocatable set") for the heat map
         self._node_log: list[tuple[float, str, dict[str, float] | None, dict[str, float] | None]] = []
         self._samples: list[tuple[float, int, int, int, dict[str, float], dict[str, float], int]] = []
+        #: the virtual time of the last event, whose sample is taken when an event of a later
+        #: time comes or the samples are read (:meth:`_flush`): one sample per time, not per event
+        self._open: float | None = None
 
     # the store's listener ------------------------------------------------------------------
     def on_event(self, etype: str, kind: str, old: Mapping[str, Any] | None, new: Mapping[str, Any] | None) -> None:
-        if kind == "Pod":
-            self._pod(etype, old, new)
-        elif kind == "Node":
-            self._node(etype, old, new)
-        else:
+        if kind != "Pod" and kind != "Node":
             return
-        self._sample()
+        now = self._now()
+        if self._open is not None and self._open != now:
+            self._flush()  # the totals as the last event of that time left them
+        if kind == "Pod":
+            self._pod(etype, old, new, now)
+        else:
+            self._node(etype, old, new, now)
+        self._open = now
 
     def _now(self) -> float:
         return round(self.clock.now() - self.start, 6)  # microseconds: no float noise of the epoch
 
-    def _node(self, etype: str, old: Mapping[str, Any] | None, new: Mapping[str, Any] | None) -> None:
+    def _node(self, etype: str, old: Mapping[str, Any] | None, new: Mapping[str, Any] | None, now: float) -> None:
         obj = new if new is not None else old
         assert obj is not None
         name = str((obj.get("metadata") or {}).get("name"))
@@ -147,7 +153,7 @@ class Recorder:
             for k, v in prev.items():
                 self.allocatable[k] -= v
         if etype == "DELETED":
-            self._node_log.append((self._now(), name, None, None))
+            self._node_log.append((now, name, None, None))
             return
         assert new is not None
         try:
@@ -159,19 +165,18 @@ class Recorder:
         self.nodes += 1
         for k, v in alloc.items():
             self.allocatable[k] = self.allocatable.get(k, 0.0) + v
-        self._node_log.append((self._now(), name, alloc, None))
+        self._node_log.append((now, name, alloc, None))
 
-    def _pod(self, etype: str, old: Mapping[str, Any] | None, new: Mapping[str, Any] | None) -> None:
+    def _pod(self, etype: str, old: Mapping[str, Any] | None, new: Mapping[str, Any] | None, now: float) -> None:
         obj = new if new is not None else old
         assert obj is not None
         md = obj.get("metadata") or {}
         uid = str(md.get("uid"))
-        now = self._now()
         if etype == "ADDED":
             spec = obj.get("spec") or {}
             node = spec.get("nodeName")
             if node:
-                self._bind(uid, obj, str(node))
+                self._bind(uid, obj, str(node), now)
             elif (spec.get("schedulerName") or "default-scheduler") in self.profiles:
                 self.arrived += 1
                 self.pending += 1
@@ -190,7 +195,7 @@ class Recorder:
                 self.pending -= 1
                 self.scheduled += 1
                 self.waits.append(now - arrival)
-            self._bind(uid, obj, str(node))
+            self._bind(uid, obj, str(node), now)
             return
         # DELETED
         bound = self._bound.pop(uid, None)
@@ -209,7 +214,7 @@ class Recorder:
         else:
             self.deleted += 1
 
-    def _bind(self, uid: str, obj: Mapping[str, Any], node: str) -> None:
+    def _bind(self, uid: str, obj: Mapping[str, Any], node: str, now: float) -> None:
         try:
             # a pod on a node the cluster does not have takes nothing (NodeNotFound)
             view = self._pod_view(uid) if self._pod_view is not None else None
@@ -223,16 +228,20 @@ class Recorder:
         req = self.requested
         for k, v in amounts.items():
             req[k] = req.get(k, 0.0) + v
-        self._node_log.append((self._now(), node, None, amounts))
+        self._node_log.append((now, node, None, amounts))
 
     def _current(self, t: float) -> tuple[float, int, int, int, dict[str, float], dict[str, float], int]:
         """The sample of the running totals at virtual time ``t`` (the last item: how many
         pending pods had arrived)."""
         return (t, self.nodes, self.pending, self.running, dict(self.allocatable), dict(self.requested), self.arrived)
 
-    def _sample(self) -> None:
-        sample = self._current(self._now())
-        t = sample[0]
+    def _flush(self) -> None:
+        """Take the sample of the last event's time (it replaces one of the same time)."""
+        t = self._open
+        if t is None:
+            return
+        self._open = None
+        sample = self._current(t)
         samples = self._samples
         if samples and samples[-1][0] == t:
             samples[-1] = sample
@@ -242,12 +251,14 @@ class Recorder:
     def finish(self, end: float) -> None:
         """The run ended at ``end`` virtual seconds since the start: the last sample holds
         until then."""
+        self._flush()
         if not self._samples or self._samples[-1][0] < end:
             self._samples.append(self._current(end))  # the totals are those of the last sample
 
     # the result ----------------------------------------------------------------------------
     def resources(self) -> list[str]:
         """cpu, memory, then every other resource some node had, sorted."""
+        self._flush()
         seen: set[str] = set()
         for s in self._samples:
             seen.update(s[4])
@@ -256,7 +267,7 @@ class Recorder:
 
     def measurements(self, results: MeasuringResults, *, preemptions: int, elapsed: float, interrupted: bool = False, **info: Any) -> dict[str, Any]:
         """The Measurements dict (docs/simulator.md); ``info``: label, workload, config, seed."""
-        res = self.resources()
+        res = self.resources()  # flushes the last sample
         samples = self._samples or [self._current(0.0)]
         t = [s[0] for s in samples]
         series: dict[str, Any] = {
