@@ -18,8 +18,21 @@ from kubesched.runtime.dra.deviceclasses import (
     DeviceClassResolver,
 )
 from kubesched.runtime.objectstore import ObjectInvalid, ObjectStore, merge_patch
-from kubesched.sdk import ObjectNotFound
+from kubesched.runtime.plugins.queuesort import PrioritySort
+from kubesched.runtime.queue import SchedulingQueue
+from kubesched.runtime.scheduler import SimClock
+from kubesched.runtime.sim.measure import Recorder
+from kubesched.sdk import (
+    ActionType,
+    ClusterEvent,
+    ClusterEventWithHint,
+    EventResource,
+    ObjectNotFound,
+    QueueingHint,
+    Status,
+)
 from kubesched.sdk.readonly import READ_ONLY_MESSAGE, ReadOnlyDict, ReadOnlyList
+from kubesched.testing import make_pod
 
 DC = "DeviceClass"
 
@@ -228,11 +241,6 @@ def test_kube_objects_count_the_informer_caches_changes_and_the_resolver_follows
 
 # the queue: pods rejected only by plugins deaf to an event ---------------------------------------
 def test_an_event_moves_no_pod_rejected_only_by_plugins_that_registered_other_events() -> None:
-    from kubesched.runtime.plugins.queuesort import PrioritySort
-    from kubesched.runtime.queue import SchedulingQueue
-    from kubesched.runtime.scheduler import SimClock
-    from kubesched.sdk import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint, Status
-    from kubesched.testing import make_pod
 
     node_add = ClusterEvent(EventResource.NODE.value, ActionType.ADD)
     pod_add = ClusterEvent(EventResource.ASSIGNED_POD.value, ActionType.ADD)
@@ -269,8 +277,6 @@ def test_an_event_moves_no_pod_rejected_only_by_plugins_that_registered_other_ev
 
 # the recorder: one sample per virtual time ------------------------------------------------------
 def test_the_recorder_samples_the_totals_each_time_as_its_last_event_left_them() -> None:
-    from kubesched.runtime.scheduler import SimClock
-    from kubesched.runtime.sim.measure import Recorder
 
     clock = SimClock(1000.0)
     rec = Recorder(clock, 1000.0, ["default-scheduler"])
