@@ -4,7 +4,9 @@
   dict, codes past the list: the contract error);
 - the feasible NodeInfos and the rejected names are picked through object arrays made once per
   column set (a new node set makes new ones);
-- Status skips the enum call for a Code.
+- Status skips the enum call for a Code;
+- the active Score entries are kept while the skipped set and the entries stay the same;
+- PreFilter's usual answer (None) takes a short path with the same result.
 """
 
 from __future__ import annotations
@@ -16,10 +18,11 @@ import pytest
 
 from kubesched.runtime.cluster.simulated import SimulatedCluster, apply_defaults
 from kubesched.runtime.config import load_config_data
+from kubesched.runtime.framework.runners import FrameworkImpl
 from kubesched.runtime.registry import Registry
 from kubesched.runtime.scheduler import Scheduler
 from kubesched.runtime.scheduling import Diagnosis, Scheduling
-from kubesched.sdk import Code, NodeColumns, Pod, Status, hookimpl
+from kubesched.sdk import Code, CycleState, NodeColumns, Pod, PreFilterResult, Status, hookimpl
 from kubesched.testing import make_node, make_pod
 from kubesched.testing.run import profile_config
 
@@ -160,3 +163,35 @@ def test_status_keeps_its_code_from_an_int_or_a_code() -> None:
     assert Status().reasons == []
     with pytest.raises(ValueError, match="9 is not a valid Code"):
         Status(9)  # type: ignore[arg-type]
+
+
+def _entry(name: str) -> tuple[str, Any]:
+    return name, lambda *a: None
+
+
+def test_active_scores_follow_the_skipped_set_and_the_entries() -> None:
+    fw = FrameworkImpl("p")
+    fw.entries["score"] = [_entry("A"), _entry("B"), _entry("C")]
+    state = CycleState()
+    assert [n for n, _ in fw.active_scores(state)] == ["A", "B", "C"]
+    state.skip_score_plugins.update({"A"})
+    first = fw.active_scores(state)
+    assert [n for n, _ in first] == ["B", "C"]
+    assert fw.active_scores(state) is first  # kept while nothing changed
+    state.skip_score_plugins.clear()
+    state.skip_score_plugins.add("B")
+    assert [n for n, _ in fw.active_scores(state)] == ["A", "C"]
+    fw.entries["score"].append(_entry("D"))  # the entries changed in place
+    assert [n for n, _ in fw.active_scores(state)] == ["A", "C", "D"]
+
+
+def test_pre_filter_of_plugins_returning_none_keeps_every_node() -> None:
+    fw = FrameworkImpl("p")
+    fw.entries["pre_filter"] = [_entry("A"), ("B", lambda *a: Status(Code.SKIP)), _entry("C")]
+    state = CycleState()
+    result, st, narrowed = fw.run_pre_filter(state, Pod(make_pod().name("p").obj()), [])
+    assert result == PreFilterResult(None) and st.is_success() and narrowed == set()
+    assert state.skip_filter_plugins == {"B"}
+    fw.entries["pre_filter"] = [("B", lambda *a: Status(Code.SKIP))]
+    result, st, _ = fw.run_pre_filter(state, Pod(make_pod().name("p").obj()), [])
+    assert result is None and st.is_success()

@@ -267,7 +267,7 @@ class Scheduling:
                 if isinstance(total, Status):
                     raise SchedulingError(total)
                 if total is not None:
-                    tops = np.flatnonzero(total == total.max())
+                    tops = (total == _max(total)).nonzero()[0]
                     k = int(tops[0]) if len(tops) == 1 else int(tops[self.rng.randrange(len(tops))])
                     return ScheduleResult(feasible[k].name, len(feasible) + diagnosis.rejected_count(), len(feasible), [], diagnosis)
         reuse = _reuse_table(fwk, "score", fwk.active_scores(state), pod, snapshot.generation)
@@ -503,6 +503,9 @@ def _reuse_table(fwk: Framework, kind: str, entries: Sequence[Any], pod: Pod, ep
     if isinstance(sig, Status):
         raise SchedulingError(sig)
     return None if sig is None else fwk.reuse_table(kind, sig, epoch)
+
+
+_max = np.maximum.reduce
 
 
 def _object_array(items: Sequence[Any]) -> Any:

@@ -150,7 +150,9 @@ class ColumnRunners:
         """The weighted total per row of ``rows``; a Status is an Error; None: a plugin
         declined (the per-node forms must run). ``details`` collects (name, raw, final,
         weight) per plugin."""
-        total = np.zeros(len(rows), np.int64)
+        m = len(rows)
+        shape = (m,)
+        total = np.zeros(m, np.int64)
         for name, fn, nfn, w in centries:
             try:
                 raw = fn(state, pod, columns, rows)
@@ -160,13 +162,14 @@ class ColumnRunners:
                 return None
             if isinstance(raw, Status):
                 return Status(Code.ERROR, f'running Score plugins: plugin "{name}" failed with: {raw.message}', plugin=name)
-            raw = np.asarray(raw)
-            if raw.shape != (len(rows),) or raw.dtype.kind not in "iu":
+            if raw.__class__ is not _NDARRAY:
+                raw = np.asarray(raw)
+            if raw.shape != shape or raw.dtype.kind not in "iu":
                 return contract_error(name, "score_columns", raw)
             vals = self._normalize_column(name, nfn, state, pod, columns, rows, raw)
             if isinstance(vals, Status):
                 return vals
-            if len(vals):
+            if m:
                 if _out_of_range(vals):
                     bad = int(next(v for v in vals.tolist() if v < MIN_NODE_SCORE or v > MAX_NODE_SCORE))
                     return Status(
@@ -226,7 +229,8 @@ def _used_codes(sel: NDArray[Any], statuses: Any) -> list[int]:
 def _out_of_range(vals: NDArray[Any]) -> bool:
     """Whether a score is outside [MIN_NODE_SCORE, MAX_NODE_SCORE]: one pass over int64
     scores (a negative one is above the maximum as unsigned), two otherwise."""
-    if MIN_NODE_SCORE == 0 and vals.dtype == _INT64:
+    dt = vals.dtype
+    if MIN_NODE_SCORE == 0 and (dt is _INT64 or dt == _INT64):
         return int(_max(vals.view(np.uint64))) > MAX_NODE_SCORE
     return int(_min(vals)) < MIN_NODE_SCORE or int(_max(vals)) > MAX_NODE_SCORE
 

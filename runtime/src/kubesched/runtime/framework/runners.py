@@ -176,10 +176,17 @@ class FrameworkImpl(ScoreRunners, ReuseAndBatch, ColumnRunners):
                 out = fn(state, pod, nodes)
             except Exception as e:
                 return None, plugin_error("PreFilter", name, e), set()
-            try:
-                r, s = split_result(out, PreFilterResult)
-            except TypeError:
-                return None, contract_error(name, "pre_filter", out), set()
+            if out is None:  # the usual answers first: nothing to narrow, nothing to say
+                if result is None:
+                    result = PreFilterResult()
+                continue
+            if out.__class__ is Status:
+                r, s = None, out
+            else:
+                try:
+                    r, s = split_result(out, PreFilterResult)
+                except TypeError:
+                    return None, contract_error(name, "pre_filter", out), set()
             if s.code is Code.SKIP:
                 skip.add(name)
                 continue

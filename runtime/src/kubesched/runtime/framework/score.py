@@ -70,7 +70,18 @@ class ScoreRunners:
         """The Score entries to run this cycle (those not skipped by their PreScore)."""
         skip = state.skip_score_plugins
         score = self._entries_for(state, "score")
-        return [(n, fn) for n, fn in score if n not in skip] if skip else score
+        if not skip:
+            return score
+        # kept while the entries and the skipped set stay the same (callers do not change it)
+        c = self._active_scores
+        if c is not None and c[0] is score and c[1] == len(score) and c[2] == skip:
+            return c[3]
+        active = [(n, fn) for n, fn in score if n not in skip]
+        self._active_scores = (score, len(score), frozenset(skip), active)
+        return active
+
+    #: active_scores' last (entries, their number, the skipped names, the entries not skipped)
+    _active_scores: tuple[list[Entry], int, frozenset[str], list[Entry]] | None = None
 
     def _raw_scores(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo], plugins: list[Entry]) -> list[list[int]] | Status:
         """Raw scores per plugin (in ``plugins`` order), one per node."""
