@@ -652,7 +652,7 @@ def live_run(assets: Path, size: tuple[int, int], qps: float, burst: int, which:
     tag = f"{w.name}-{which}-{n}x{m}-q{int(qps)}-r{rnd}"
     run = Run(assets, Path(a.workdir) / tag, n, a, w, files)
     inits = init_pods(w, n)
-    rec: dict[str, Any] = {"type": "live", "workload": w.name, "round": rnd, "scheduler": which, "nodes": n, "pods": m, "init_pods": sum(c for _, _, c, _ in inits), "qps": qps, "burst": burst, "create": create, "when": dt.datetime.now().isoformat(timespec="seconds"), "loadavg_start": loadavg(), "code": code_version()}
+    rec: dict[str, Any] = {"type": "live", "workload": w.name, "round": rnd, "scheduler": which, "nodes": n, "pods": m, "init_pods": sum(c for _, _, c, _ in inits), "qps": qps, "burst": burst, "create": create, "cores": os.cpu_count(), "when": dt.datetime.now().isoformat(timespec="seconds"), "loadavg_start": loadavg(), "code": code_version()}
     pods_kw: dict[str, Any] = {"file": files["pods"]} if w.shape == "openb" and files else {"shape": w.shape, "namespace": w.namespace}
     try:
         rec["node_creation"] = run.start()
@@ -953,6 +953,8 @@ LIVE_FIGURES: list[tuple[str, tuple[str, ...], int, float]] = [
     ("scheduler peak RSS (MiB)", ("peak_rss",), 0, 1 / 2**20),
     ("apiserver CPU in window (s)", ("cpu_window_s", "kube-apiserver"), 2, 1),
     ("etcd CPU in window (s)", ("cpu_window_s", "etcd"), 2, 1),
+    ("scheduler + apiserver + etcd CPU ms per pod", ("_machine_per_pod",), 2, 1),
+    ("the most pods/s the machine's cores carry at that CPU per pod", ("_cores_bound",), 0, 1),
     ("pods bound / created", ("_bound",), 0, 1),
     ("run ended: done (all bound) / quiet (no bind for --quiet s) / timeout", ("ended",), 0, 1),
     ("init pods left at the end (created bound; Preemption: not evicted)", ("init_remaining",), 0, 1),
@@ -970,6 +972,14 @@ def live_value(r: dict[str, Any] | None, path: tuple[str, ...], scale: float) ->
     if path in (("_cpu_per_pod",), ("_cpu_per_pod_settled",)):
         c = _g(r, "cpu_window_s", "scheduler") if path == ("_cpu_per_pod",) else r.get("cpu_settled_s")
         return c * 1000 / r["bound"] if c is not None and r.get("bound") else None
+    if path in (("_machine_per_pod",), ("_cores_bound",)):
+        cpu = r.get("cpu_window_s") or {}
+        if not r.get("bound") or any(cpu.get(k) is None for k in ("scheduler", "kube-apiserver", "etcd")):
+            return None
+        ms = 1000 * sum(cpu[k] for k in ("scheduler", "kube-apiserver", "etcd")) / r["bound"]
+        if path == ("_machine_per_pod",):
+            return ms
+        return 1000 * r["cores"] / ms if r.get("cores") and ms > 0 else None
     if path == ("_events",):
         if r.get("events_total") is None:
             return None

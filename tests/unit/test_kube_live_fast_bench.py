@@ -68,3 +68,11 @@ def test_summary_prints_the_ceiling_next_to_the_results() -> None:
     groups = {(500, 3000, 5000.0, 5000, "before", "basic", 1): {"kube-scheduler": {**live, "scheduler": "kube-scheduler"}}}
     rows = bench.summary_table(groups, {(500, 3000): ceiling()})
     assert rows[-2] == "| basic | 500 × 3,000 | 5000/5000, before | 1 | ceiling: bind + Event, no scheduler | 600.0 (kube-scheduler × 1.50) | | | | | | | | |"
+
+
+def test_machine_cpu_per_pod_and_what_the_cores_carry() -> None:
+    r = {"bound": 3000, "cores": 2, "cpu_window_s": {"scheduler": 5.4, "kube-apiserver": 6.0, "etcd": 0.6}}
+    assert round(bench.live_value(r, ("_machine_per_pod",), 1), 6) == 4.0
+    assert round(bench.live_value(r, ("_cores_bound",), 1), 6) == 500.0
+    assert bench.live_value({**r, "cores": None}, ("_cores_bound",), 1) is None
+    assert bench.live_value({**r, "cpu_window_s": {"scheduler": 5.4, "kube-apiserver": None, "etcd": 0.6}}, ("_machine_per_pod",), 1) is None
