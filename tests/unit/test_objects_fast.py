@@ -258,3 +258,26 @@ def test_columns_given_out_are_read_only_views_that_follow_each_refresh() -> Non
         with pytest.raises(ValueError, match="read-only"):
             a[0] = 7
     assert cpu.tolist() == [1500]
+
+
+def test_adopt_takes_the_parts_of_the_same_spec_and_never_those_of_a_changed_one() -> None:
+    spec = {"nodeName": "n", "containers": [{"name": "c", "ports": [{"containerPort": 80, "hostPort": 8080}],
+                                             "resources": {"requests": {"cpu": "1"}}}],
+            "tolerations": [{"key": "a", "operator": "Exists"}]}
+    assumed = Pod({"metadata": {"name": "p", "uid": "u"}, "spec": spec})
+    assumed.validate()
+    bound = Pod({"metadata": {"name": "p", "uid": "u", "resourceVersion": "2"}, "spec": dict(spec), "status": {"phase": "Pending"}})
+    bound.adopt_requests(assumed)
+    assert bound.host_ports is assumed.host_ports and bound.tolerations is assumed.tolerations
+    assert bound.requests is assumed.requests
+    assert bound.phase == "Pending" and bound.resource_version == "2"  # read from its own object
+    changed = Pod({"metadata": {"name": "p", "uid": "u"}, "spec": {**spec, "tolerations": [{"key": "b", "operator": "Exists"}],
+                                                                 "containers": [{"name": "c", "resources": {"requests": {"cpu": "2"}}}]}})
+    changed.adopt_requests(assumed)
+    assert [t.key for t in changed.tolerations] == ["b"]
+    assert changed.host_ports == () and changed.requests.milli_cpu == 2000
+    renamed = Pod({"metadata": {"name": "q", "uid": "u"}, "spec": {**spec, "volumes": [{"name": "v", "ephemeral": {"volumeClaimTemplate": {}}}]}})
+    with_volume = Pod({"metadata": {"name": "p", "uid": "u"}, "spec": {**spec, "volumes": [{"name": "v", "ephemeral": {"volumeClaimTemplate": {}}}]}})
+    with_volume.validate()
+    renamed.adopt_requests(with_volume)
+    assert list(renamed.pvc_names) == ["q-v"] and list(with_volume.pvc_names) == ["p-v"]

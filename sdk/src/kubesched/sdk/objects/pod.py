@@ -470,10 +470,16 @@ class Pod(ObjectView):
         init containers, overhead and pod-level resources, and neither status holds resources
         (an in-place resize would). The cache calls it when the API server's copy of a pod it
         assumed arrives (only nodeName and the status changed): the requests are not computed
-        again."""
+        again. When the whole spec and the name are the same, every part read from them alone
+        (``host_ports``, the affinity terms, ...) is taken too."""
         if other is self:
             return
         spec, ospec = self.spec, other.spec
+        if spec == ospec and self.key == other.key:
+            d, od = self.__dict__, other.__dict__
+            for k in _SPEC_PROPERTIES:
+                if k in od and k not in d:
+                    d[k] = od[k]
         for k in _REQUEST_FIELDS:
             if spec.get(k) != ospec.get(k):
                 return
@@ -600,6 +606,37 @@ def _nonnegative(c: Mapping[str, Any], containers: str, i: int) -> None:
             if _q(v, f"{field}.resources.{part}.{cut(k)}") < 0:
                 raise InvalidObjectError(f"{field}.resources.{part}.{cut(k)}", f"Invalid value: {_show(v)}: must be greater than or equal to 0")
 
+
+#: what :meth:`Pod.adopt_requests` takes from a view of the same spec and name: the cached
+#: properties read from nothing else (not the metadata's other fields, nor the status)
+_SPEC_PROPERTIES = (
+    "node_name",
+    "scheduler_name",
+    "priority",
+    "priority_class_name",
+    "preemption_policy",
+    "containers",
+    "init_containers",
+    "node_selector",
+    "affinity",
+    "tolerations",
+    "scheduling_gates",
+    "topology_spread_constraints",
+    "volumes",
+    "pvc_names",
+    "host_ports",
+    "images",
+    "required_affinity_terms",
+    "required_anti_affinity_terms",
+    "preferred_affinity_terms",
+    "preferred_anti_affinity_terms",
+    "has_pod_affinity",
+    "has_required_anti_affinity",
+    "required_node_affinity",
+    "requests",
+    "non_zero_requests",
+    "requested_resource_names",
+)
 
 #: the spec fields a pod's requests are computed from (besides the status)
 _REQUEST_FIELDS = ("containers", "initContainers", "overhead", "resources")
