@@ -1053,8 +1053,8 @@ def ceiling_lines(c: dict[str, Any]) -> list[str]:
         L += ["", f"**What each scheduled pod costs the server**: its Binding and the Event kube-scheduler writes for it (`events.k8s.io/v1`, reason Scheduled), "
               f"with one watch on all pods open (a scheduler's informer; `loadgen.py bind-event --watch`): **{be['rate']:,.0f} pairs/s** ({pairs:,.0f} pairs, {be['errors']} errors, "
               f"the watch delivered {be.get('watch_events', '–')} events; apiserver {api_s:.1f} s + etcd {etcd_s:.1f} s CPU in {be['seconds']:.1f} s, {per} per pair, "
-              f"{(api_s + etcd_s) / be['seconds']:.2f} cores; client CPU {be['cpu_s']:.1f} s{bound}). No scheduler that binds each pod and writes its Event in the run "
-              "can schedule faster than this on this machine (one that writes its Events later can bind faster for a while, up to the bind rate); a scheduler running beside the server takes cores from it."]
+              f"{(api_s + etcd_s) / be['seconds']:.2f} cores; client CPU {be['cpu_s']:.1f} s{bound}). With the machine as loaded as it was then (load average above), no scheduler that binds each pod and writes its Event in the run "
+              "can schedule faster than this (one that writes its Events later can bind faster for a while, up to the bind rate); a scheduler running beside the server takes cores from it."]
     return L
 
 
@@ -1065,7 +1065,7 @@ def summary_table(groups: dict[tuple[Any, ...], dict[str, dict[str, Any]]], ceil
          "Throughput columns are pods/s (scheduler_perf's sampled throughput: average and percentiles of 1 s samples; first → last bind: bound − 1 over the time between them). "
          "95 % bound: seconds from the start of the window until 95 % of the pods this run bound were bound. CPU: the scheduler process (user + system) from the start of the window to its last bind, per bound pod. "
          "The ratio rows are kubesched / kube-scheduler (above 1 is kubesched faster for throughput; below 1 is kubesched cheaper for time, CPU and RSS). "
-         "The ceiling rows are the API server's rate of Binding + Event pairs at that size with no scheduler running (see each size's section): the most any scheduler can reach on this machine, and its ratio to kube-scheduler's throughput.", "",
+         "The ceiling rows are the API server's rate of Binding + Event pairs at that size with no scheduler running (see each size's section): the most any scheduler can reach on this machine at the load of that run (compare the load averages), and its ratio to kube-scheduler's throughput.", "",
          "| workload | nodes × pods (+ init) | qps/burst, pods created | round | scheduler | " + " | ".join(s[0] for s in SUMMARY) + " |",
          "|---|---|---|---:|---|" + "---:|" * len(SUMMARY)]
     for key, by in sorted(groups.items(), key=lambda kv: (_workload_order({"workload": kv[0][5]}), kv[0])):

@@ -58,7 +58,7 @@ def test_ceiling_lines_print_the_pair_rate_its_cpu_and_the_bound_of_two_cores() 
         "with one watch on all pods open (a scheduler's informer; `loadgen.py bind-event --watch`): **600 pairs/s** (3,000 pairs, 0 errors, "
         "the watch delivered 3000 events; apiserver 6.0 s + etcd 1.5 s CPU in 5.0 s, 2.00 + 0.50 ms per pair, 1.50 cores; client CPU 2.0 s; "
         "at that CPU per pair, the machine's 2 cores given to the server alone would carry at most **800 pairs/s**). "
-        "No scheduler that binds each pod and writes its Event in the run can schedule faster than this on this machine "
+        "With the machine as loaded as it was then (load average above), no scheduler that binds each pod and writes its Event in the run can schedule faster than this "
         "(one that writes its Events later can bind faster for a while, up to the bind rate); a scheduler running beside the server takes cores from it."
     )
 
