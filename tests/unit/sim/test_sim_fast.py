@@ -301,3 +301,19 @@ def test_the_recorder_samples_the_totals_each_time_as_its_last_event_left_them()
         (4.0, 1, 0, 0, alloc, {"cpu": 0.0}, 1),
     ]
     assert rec.waits == [2.5]
+
+
+# rfc3339 of the virtual clock's times -------------------------------------------------------------
+def test_rfc3339_of_given_times_formats_each_second_right_whatever_came_before() -> None:
+    import time
+
+    from kubesched.runtime.timefmt import rfc3339
+
+    assert rfc3339(86400.25) == "1970-01-02T00:00:00Z"
+    assert rfc3339(86400.75, micro=True) == "1970-01-02T00:00:00.750000Z"
+    assert rfc3339(86401.0) == "1970-01-02T00:00:01Z"
+    assert rfc3339(0.5) == "1970-01-01T00:00:00Z"
+    now = rfc3339()  # the wall clock's cache is its own
+    assert now[:4] == time.strftime("%Y", time.gmtime()) and now.endswith("Z")
+    assert rfc3339(0.9) == "1970-01-01T00:00:00Z"
+    assert rfc3339(86400.5) == "1970-01-02T00:00:00Z"

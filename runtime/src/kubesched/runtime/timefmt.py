@@ -8,20 +8,24 @@ import time
 __all__ = ["go_duration", "rfc3339"]
 
 _second_cache: tuple[int, str] = (-1, "")
+#: the same for a given ``t`` (the simulator's virtual clock: many pods per second)
+_given_cache: tuple[int, str] = (-1, "")
 
 
 def rfc3339(t: float | None = None, *, micro: bool = False) -> str:
     """``t`` (seconds since the epoch; now when None) in RFC 3339, UTC: ``2026-11-24T01:02:03Z``,
     or with microseconds (``...03.000123Z``, the API's MicroTime) when ``micro``. The seconds
     part of "now" is formatted once per second (event writes call this per pod)."""
-    global _second_cache
+    global _second_cache, _given_cache
     now = time.time() if t is None else t
     sec = int(now // 1)
-    cached = _second_cache
+    cached = _second_cache if t is None else _given_cache
     if cached[0] != sec:
         cached = (sec, time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(sec)))
         if t is None:
             _second_cache = cached
+        else:
+            _given_cache = cached
     if micro:
         return f"{cached[1]}.{min(int((now - sec) * 1e6), 999_999):06d}Z"
     return cached[1] + "Z"

@@ -103,7 +103,7 @@ class SimulatedCluster:
 
     def annotate_pod(self, pod: Pod, annotations: Mapping[str, str]) -> None:
         if self.store.peek("v1", "Pod", pod.name, pod.namespace) is not None:
-            self.store.patch("v1", "Pod", pod.name, {"metadata": {"annotations": dict(annotations)}}, pod.namespace)
+            self.store.apply_patch("v1", "Pod", pod.name, {"metadata": {"annotations": dict(annotations)}}, pod.namespace)
 
     def update_pod_condition(self, pod: Pod, condition: Mapping[str, Any], nominated_node_name: str | None) -> None:
         cur = self.store.peek("v1", "Pod", pod.name, pod.namespace)
@@ -112,7 +112,7 @@ class SimulatedCluster:
         status: dict[str, Any] = {"conditions": [dict(condition)]}
         if nominated_node_name is not None:
             status["nominatedNodeName"] = nominated_node_name or None  # None: removed
-        self.store.patch("v1", "Pod", pod.name, {"status": status}, pod.namespace)
+        self.store.apply_patch("v1", "Pod", pod.name, {"status": status}, pod.namespace)  # no copy: nobody reads it
 
     def where(self, obj: Mapping[str, Any]) -> str:
         """The file, document and name of one of the manifests, for a message about it."""

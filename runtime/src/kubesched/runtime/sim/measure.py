@@ -126,6 +126,9 @@ class Recorder:
         #: the virtual time of the last event, whose sample is taken when an event of a later
         #: time comes or the samples are read (:meth:`_flush`): one sample per time, not per event
         self._open: float | None = None
+        #: the clock's last reading and ``_now()`` of it
+        self._raw = float("nan")
+        self._t = 0.0
 
     # the store's listener ------------------------------------------------------------------
     def on_event(self, etype: str, kind: str, old: Mapping[str, Any] | None, new: Mapping[str, Any] | None) -> None:
@@ -141,7 +144,11 @@ class Recorder:
         self._open = now
 
     def _now(self) -> float:
-        return round(self.clock.now() - self.start, 6)  # microseconds: no float noise of the epoch
+        raw = self.clock.now()
+        if raw != self._raw:  # the clock moved: round once per time, not once per event
+            self._raw = raw
+            self._t = round(raw - self.start, 6)  # microseconds: no float noise of the epoch
+        return self._t
 
     def _node(self, etype: str, old: Mapping[str, Any] | None, new: Mapping[str, Any] | None, now: float) -> None:
         obj = new if new is not None else old
