@@ -113,7 +113,7 @@ class Diagnosis:
         if self._columns is not None:
             self.node_to_status  # noqa: B018 - fold the earlier ones in first
         self._columns = (names, rows, codes, table)
-        for c in set(codes.tolist()):
+        for c in np.bincount(codes).nonzero()[0].tolist():  # each code once (they index table)
             self.add_plugin_status(table[c])
         if self._node_to_status:
             # a node may be in both (the nominated node's own pass): fold now, so that counts
