@@ -50,6 +50,7 @@ __all__ = [
     "NAME",
     "PRE_SCORE_STATE_KEY",
     "BalancedAllocation",
+    "balanced_pair_column_scorer",
     "balanced_pair_scorer",
     "balanced_resource_score",
     "balanced_resource_scorer",
@@ -165,6 +166,25 @@ def balanced_column_scorer(requested: list[NDArray[np.int64]], allocated: list[N
     return out
 
 
+def balanced_pair_column_scorer(allocatable: NDArray[np.int64], allocated: NDArray[np.int64], pod: NDArray[np.int64]) -> NDArray[np.int64]:
+    """:func:`balanced_column_scorer` for (cpu, memory) on nodes that all have both (a
+    :data:`~.resource_allocation.PairColumnScorer`): the fractions with and without the pod in
+    one array, the same float64 operations in the same order."""
+    x = np.empty((2,) + allocated.shape, np.float64)
+    x[0] = allocated + pod  # the int64 sum, then float64 (as astype)
+    x[1] = allocated
+    x /= allocatable.astype(np.float64)
+    np.minimum(x, 1.0, out=x)
+    std = x[:, 0] - x[:, 1]  # rows: with the pod, without it
+    std /= 2
+    np.abs(std, out=std)
+    # int((1 - std) * MaxNodeScore): the float64 -> int64 cast truncates toward zero
+    score = ((1 - std) * float(MAX_NODE_SCORE)).astype(np.int64)
+    d = _HALF + score[0] - score[1]
+    # _HALF + d / 2 in Go's int64 division (toward zero)
+    return _HALF + ((d + (d < 0)) >> 1)
+
+
 class BalancedAllocation:
     """The NodeResourcesBalancedAllocation plugin (PreScore, Score)."""
 
@@ -194,6 +214,7 @@ class BalancedAllocation:
             self.resources,
             pair_scorer=balanced_pair_scorer,
             column_scorer=balanced_column_scorer if len(self.resources) == 2 else None,
+            pair_column_scorer=balanced_pair_column_scorer,
             use_requested=True,
             enable_in_place_pod_vertical_scaling=self.features.enable_in_place_pod_vertical_scaling,
             enable_pod_level_resources=self.features.enable_pod_level_resources,

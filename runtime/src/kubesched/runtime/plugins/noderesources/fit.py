@@ -62,9 +62,20 @@ from .args import (
     REQUESTED_TO_CAPACITY_RATIO,
     NodeResourcesFitArgs,
 )
+from .column_cache import matrix
 from .features import DEFAULT_FEATURES, Features
-from .least_allocated import least_column_scorer, least_pair_scorer, least_resource_scorer
-from .most_allocated import most_column_scorer, most_pair_scorer, most_resource_scorer
+from .least_allocated import (
+    least_column_scorer,
+    least_pair_column_scorer,
+    least_pair_scorer,
+    least_resource_scorer,
+)
+from .most_allocated import (
+    most_column_scorer,
+    most_pair_column_scorer,
+    most_pair_scorer,
+    most_resource_scorer,
+)
 from .pod_requests import (
     compute_pod_resource_request,
     is_extended_resource_name,
@@ -378,6 +389,7 @@ def _strategy(args: NodeResourcesFitArgs) -> ResourceAllocationScorer:
             resources,
             pair_scorer=least_pair_scorer(resources) if pair else None,
             column_scorer=least_column_scorer(resources),
+            pair_column_scorer=least_pair_column_scorer(resources) if pair else None,
         )
     if s.type == MOST_ALLOCATED:
         return ResourceAllocationScorer(
@@ -386,6 +398,7 @@ def _strategy(args: NodeResourcesFitArgs) -> ResourceAllocationScorer:
             resources,
             pair_scorer=most_pair_scorer(resources) if pair else None,
             column_scorer=most_column_scorer(resources),
+            pair_column_scorer=most_pair_column_scorer(resources) if pair else None,
         )
     if s.type == REQUESTED_TO_CAPACITY_RATIO:
         shape = (
@@ -399,6 +412,91 @@ def _strategy(args: NodeResourcesFitArgs) -> ResourceAllocationScorer:
             column_scorer=requested_to_capacity_ratio_column_scorer(resources, shape),
         )
     raise ValueError(f"scoring strategy {s.type} is not supported")
+
+
+def _filter_columns_general(s: _PreFilterState, columns: NodeColumns) -> tuple[Any, Mapping[int, Status]]:
+    """Fit's column Filter one check at a time: for DRA-served scalars (not checked where the
+    node lacks them) and scalars no node has."""
+    checks: list[tuple[str, Any, Any]] = []  # (reason, insufficient, unresolvable)
+    n_pods = columns.pod_count
+    checks.append((_TOO_MANY_PODS, n_pods + 1 > columns.allocatable("pods"), None))
+    if not s.empty:
+        for name, reason, q in (
+            ("cpu", _INSUFFICIENT_CPU, s.milli_cpu),
+            ("memory", _INSUFFICIENT_MEMORY, s.memory),
+            ("ephemeral-storage", _INSUFFICIENT_EPHEMERAL, s.ephemeral_storage),
+        ):
+            if q > 0:
+                a = columns.allocatable(name)
+                checks.append((reason, q > a - columns.requested(name), q > a))
+        for name, q in s.scalars:
+            a = columns.allocatable(name)
+            insufficient = q > a - columns.requested(name)
+            if name in s.dra:
+                insufficient = insufficient & (a > 0)  # left to DynamicResources
+            checks.append(("Insufficient " + name, insufficient, q > a))
+    codes = np.zeros(columns.n, np.int64)
+    unresolvable = None
+    for bit, (_reason, insufficient, unres) in enumerate(checks):
+        codes |= insufficient.astype(np.int64) << bit
+        if unres is not None:
+            u = insufficient & unres
+            unresolvable = u if unresolvable is None else unresolvable | u
+    if unresolvable is not None:
+        codes |= unresolvable.astype(np.int64) << len(checks)
+    table: dict[int, Status] = {}
+    rejected = codes[codes != 0]
+    for c in np.unique(rejected).tolist() if rejected.size else ():
+        reasons = [r for bit, (r, _i, _u) in enumerate(checks) if c >> bit & 1]
+        code = Code.UNSCHEDULABLE_AND_UNRESOLVABLE if c >> len(checks) & 1 else Code.UNSCHEDULABLE
+        table[c] = Status(code, *reasons)
+    return codes, table
+
+
+_NEVER = -(1 << 63)
+_INT64_MAX = (1 << 63) - 1
+_FIXED_REASONS = {
+    "pods": _TOO_MANY_PODS,
+    "cpu": _INSUFFICIENT_CPU,
+    "memory": _INSUFFICIENT_MEMORY,
+    "ephemeral-storage": _INSUFFICIENT_EPHEMERAL,
+}
+
+
+_CODE_BITS: dict[int, tuple[Any, Any]] = {}
+
+
+def _code_bits(bits: int) -> tuple[Any, Any]:
+    """The unsigned dtype holding ``bits`` bits and the shifts 0..bits-1 (a column) in it."""
+    got = _CODE_BITS.get(bits)
+    if got is None:
+        dtype = np.uint8 if bits <= 8 else np.uint16 if bits <= 16 else np.uint32 if bits <= 32 else np.uint64
+        got = _CODE_BITS[bits] = (dtype, np.arange(bits, dtype=dtype)[:, None])
+    return got
+
+
+class _Statuses(dict[int, Status]):
+    """The Filter statuses of :meth:`Fit.filter_columns`'s codes, each made when first read
+    (a pod meets a few of the possible codes): bit ``j`` is "lacks resource ``names[j]``", bit
+    ``len(names)`` "a request exceeds the node's allocatable amount" (unresolvable)."""
+
+    __slots__ = ("names",)
+
+    def __init__(self, names: Sequence[str]) -> None:
+        super().__init__()
+        self.names = names
+
+    def __missing__(self, c: int) -> Status:
+        c = int(c)
+        names = self.names
+        if c <= 0 or c >> (len(names) + 1):
+            raise KeyError(c)
+        reasons = [_FIXED_REASONS.get(n) or "Insufficient " + n for j, n in enumerate(names) if c >> j & 1]
+        if not reasons:
+            raise KeyError(c)
+        code = Code.UNSCHEDULABLE_AND_UNRESOLVABLE if c >> len(names) & 1 else Code.UNSCHEDULABLE
+        st = self[c] = Status(code, *reasons)
+        return st
 
 
 class Fit:
@@ -500,44 +598,48 @@ class Fit:
     @hookimpl
     def filter_columns(self, state: CycleState, pod: Pod, columns: NodeColumns) -> tuple[Any, Mapping[int, Status]] | None:
         """Filter over every node: one bit per resource the node lacks (in Filter's order of
-        reasons), plus a bit for "unresolvable"; a Status per distinct code."""
+        reasons), plus a bit for "unresolvable"; the Status of a code is made when it is read."""
         s = state.get(PRE_FILTER_STATE_KEY)
         if type(s) is not _PreFilterState:
             return None
-        checks: list[tuple[str, Any, Any]] = []  # (reason, insufficient, unresolvable)
-        n_pods = columns.pod_count
-        checks.append((_TOO_MANY_PODS, n_pods + 1 > columns.allocatable("pods"), None))
+        if s.dra:
+            return _filter_columns_general(s, columns)
+        m = matrix(columns)
+        r = len(m.names)
+        if r >= 63:
+            return _filter_columns_general(s, columns)
+        # the pod's request per row of the matrix; _NEVER (no node lacks it) where Filter does
+        # not check the resource
+        q = [_NEVER] * r
+        q[0] = 1  # a pod slot: "Too many pods" when pod count + 1 > allocatable pods
         if not s.empty:
-            for name, reason, q in (
-                ("cpu", _INSUFFICIENT_CPU, s.milli_cpu),
-                ("memory", _INSUFFICIENT_MEMORY, s.memory),
-                ("ephemeral-storage", _INSUFFICIENT_EPHEMERAL, s.ephemeral_storage),
-            ):
-                if q > 0:
-                    a = columns.allocatable(name)
-                    checks.append((reason, q > a - columns.requested(name), q > a))
-            for name, q in s.scalars:
-                a = columns.allocatable(name)
-                insufficient = q > a - columns.requested(name)
-                if name in s.dra:
-                    insufficient = insufficient & (a > 0)  # left to DynamicResources
-                checks.append(("Insufficient " + name, insufficient, q > a))
-        codes = np.zeros(columns.n, np.int64)
-        unresolvable = None
-        for bit, (_reason, insufficient, unres) in enumerate(checks):
-            codes |= insufficient.astype(np.int64) << bit
-            if unres is not None:
-                u = insufficient & unres
-                unresolvable = u if unresolvable is None else unresolvable | u
-        if unresolvable is not None:
-            codes |= unresolvable.astype(np.int64) << len(checks)
-        table: dict[int, Status] = {}
-        rejected = codes[codes != 0]
-        for c in np.unique(rejected).tolist() if rejected.size else ():
-            reasons = [r for bit, (r, _i, _u) in enumerate(checks) if c >> bit & 1]
-            code = Code.UNSCHEDULABLE_AND_UNRESOLVABLE if c >> len(checks) & 1 else Code.UNSCHEDULABLE
-            table[c] = Status(code, *reasons)
-        return codes, table
+            if s.milli_cpu > 0:
+                q[1] = s.milli_cpu
+            if s.memory > 0:
+                q[2] = s.memory
+            if s.ephemeral_storage > 0:
+                q[3] = s.ephemeral_storage
+            index = m.index
+            for name, v in s.scalars:
+                i = index.get(name)
+                if i is None:  # no node has it nor has it requested: the general form
+                    return _filter_columns_general(s, columns)
+                if v <= _NEVER:  # _NEVER is "not checked"; below int64: the general form
+                    return _filter_columns_general(s, columns)
+                q[i] = v
+            if max(q) > _INT64_MAX:
+                return _filter_columns_general(s, columns)  # beyond int64: the general form
+        qa = np.array(q, np.int64)[:, None]
+        insufficient = np.greater(qa, m.free)  # (resources, nodes)
+        # the code: bit j set where the node lacks resource j (or-reduced over the rows)
+        dtype, shifts = _code_bits(r + 1)
+        codes = np.bitwise_or.reduce(insufficient.astype(dtype) << shifts[:r], axis=0)
+        if not s.empty:
+            qa[0] = _NEVER  # "Too many pods" is never unresolvable
+            u = np.greater(qa, m.alloc)
+            u &= insufficient
+            codes |= np.logical_or.reduce(u, axis=0).astype(dtype) << shifts[r]
+        return codes, _Statuses(m.names)
 
     # PreScore / Score --------------------------------------------------------------------------
     @hookimpl

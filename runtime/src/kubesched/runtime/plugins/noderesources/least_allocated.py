@@ -16,9 +16,11 @@ from kubesched.sdk import MAX_NODE_SCORE
 from .args import ResourceSpec
 from .resource_allocation import (
     ColumnScorer,
+    PairColumnScorer,
     PairScorer,
     Scorer,
     weighted_column_scorer,
+    weighted_pair_column_scorer,
     weighted_pair_scorer,
     weighted_scorer,
 )
@@ -26,7 +28,7 @@ from .resource_allocation import (
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-__all__ = ["least_column_scorer", "least_pair_scorer", "least_requested_score", "least_resource_scorer"]
+__all__ = ["least_column_scorer", "least_pair_column_scorer", "least_pair_scorer", "least_requested_score", "least_resource_scorer"]
 
 
 def least_resource_scorer(resources: Sequence[ResourceSpec]) -> Scorer:
@@ -42,6 +44,11 @@ def least_pair_scorer(resources: Sequence[ResourceSpec]) -> PairScorer:
 def least_column_scorer(resources: Sequence[ResourceSpec]) -> ColumnScorer:
     """leastResourceScorer over columns."""
     return weighted_column_scorer([r.weight for r in resources], least_requested_score_columns)
+
+
+def least_pair_column_scorer(resources: Sequence[ResourceSpec]) -> PairColumnScorer:
+    """leastResourceScorer over (cpu, memory) columns (every node has both)."""
+    return weighted_pair_column_scorer([r.weight for r in resources], least_requested_score_columns)
 
 
 def least_requested_score_columns(requested: NDArray[np.int64], capacity: NDArray[np.int64]) -> NDArray[np.int64]:

@@ -17,9 +17,11 @@ from kubesched.sdk import MAX_NODE_SCORE
 from .args import ResourceSpec
 from .resource_allocation import (
     ColumnScorer,
+    PairColumnScorer,
     PairScorer,
     Scorer,
     weighted_column_scorer,
+    weighted_pair_column_scorer,
     weighted_pair_scorer,
     weighted_scorer,
 )
@@ -27,7 +29,7 @@ from .resource_allocation import (
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-__all__ = ["most_column_scorer", "most_pair_scorer", "most_requested_score", "most_resource_scorer"]
+__all__ = ["most_column_scorer", "most_pair_column_scorer", "most_pair_scorer", "most_requested_score", "most_resource_scorer"]
 
 
 def most_resource_scorer(resources: Sequence[ResourceSpec]) -> Scorer:
@@ -43,6 +45,11 @@ def most_pair_scorer(resources: Sequence[ResourceSpec]) -> PairScorer:
 def most_column_scorer(resources: Sequence[ResourceSpec]) -> ColumnScorer:
     """mostResourceScorer over columns."""
     return weighted_column_scorer([r.weight for r in resources], most_requested_score_columns)
+
+
+def most_pair_column_scorer(resources: Sequence[ResourceSpec]) -> PairColumnScorer:
+    """mostResourceScorer over (cpu, memory) columns (every node has both)."""
+    return weighted_pair_column_scorer([r.weight for r in resources], most_requested_score_columns)
 
 
 def most_requested_score_columns(requested: NDArray[np.int64], capacity: NDArray[np.int64]) -> NDArray[np.int64]:

@@ -36,14 +36,17 @@ if TYPE_CHECKING:
     from numpy.typing import NDArray
 
 from .args import ResourceSpec
+from .column_cache import matrix
 from .pod_requests import pod_requests, quantity_value
 
 __all__ = [
     "ColumnScorer",
+    "PairColumnScorer",
     "PairScorer",
     "ResourceAllocationScorer",
     "Scorer",
     "weighted_column_scorer",
+    "weighted_pair_column_scorer",
     "weighted_pair_scorer",
     "weighted_scorer",
 ]
@@ -78,6 +81,12 @@ def weighted_scorer(weights: Sequence[int], resource_score: Callable[[int, int],
 
     return scorer
 
+
+#: The strategy for (cpu, memory) over columns where every node has both:
+#: ``(allocatable, allocated, pod)`` with ``allocatable`` and ``allocated`` int64 arrays of shape
+#: (2, nodes) (rows cpu, memory; allocatable never 0) and ``pod`` the pod's requests, shape (2, 1)
+#: (so ``allocated + pod`` is ``requested``) -> an int64 array of scores.
+PairColumnScorer = Callable[["NDArray[np.int64]", "NDArray[np.int64]", "NDArray[np.int64]"], "NDArray[np.int64]"]
 
 #: The scorer over columns: ``(requested, allocated, allocatable)`` as lists (one per configured
 #: resource) of int64 arrays (one entry per node) -> an int64 array of scores.
@@ -121,6 +130,22 @@ def weighted_column_scorer(
     return scorer
 
 
+def weighted_pair_column_scorer(
+    weights: Sequence[int], resource_score: Callable[[NDArray[np.int64], NDArray[np.int64]], NDArray[np.int64]]
+) -> PairColumnScorer:
+    """:func:`weighted_column_scorer` as a :data:`PairColumnScorer`: both rows at once."""
+    w0, w1 = weights
+    total = w0 + w1
+
+    def scorer(allocatable: NDArray[np.int64], allocated: NDArray[np.int64], pod: NDArray[np.int64]) -> NDArray[np.int64]:
+        s = resource_score(allocated + pod, allocatable)
+        s0 = s[0] if w0 == 1 else s[0] * w0
+        s1 = s[1] if w1 == 1 else s[1] * w1
+        return (s0 + s1) // total if total else np.zeros(s.shape[1], np.int64)
+
+    return scorer
+
+
 def weighted_pair_scorer(weights: Sequence[int], resource_score: Callable[[int, int], int]) -> PairScorer:
     """:func:`weighted_scorer` for (cpu, memory) as a :data:`PairScorer`."""
     w0, w1 = weights
@@ -140,6 +165,8 @@ def weighted_pair_scorer(weights: Sequence[int], resource_score: Callable[[int, 
     return scorer
 
 _CPU, _MEMORY, _EPHEMERAL, _SCALAR, _OTHER = range(5)
+_I64_MIN = -(1 << 63)
+_I64_MAX = (1 << 63) - 1
 _KIND = {"cpu": _CPU, "memory": _MEMORY, "ephemeral-storage": _EPHEMERAL}
 
 
@@ -170,6 +197,7 @@ class ResourceAllocationScorer:
         "enable_in_place_pod_vertical_scaling",
         "enable_pod_level_resources",
         "name",
+        "pair_column_scorer",
         "pair_scorer",
         "resources",
         "scorer",
@@ -184,6 +212,7 @@ class ResourceAllocationScorer:
         *,
         pair_scorer: PairScorer | None = None,
         column_scorer: ColumnScorer | None = None,
+        pair_column_scorer: PairColumnScorer | None = None,
         use_requested: bool = False,
         enable_in_place_pod_vertical_scaling: bool = False,
         enable_pod_level_resources: bool = False,
@@ -206,6 +235,8 @@ class ResourceAllocationScorer:
         self.pair_scorer = pair_scorer
         #: the strategy over columns (None: no column form)
         self.column_scorer = column_scorer
+        #: the (cpu, memory) form of it, for nodes that all have both (None: the general form)
+        self.pair_column_scorer = pair_column_scorer if self._cpu_mem and column_scorer is not None else None
 
     # score -----------------------------------------------------------------------------------
     def score(self, node_info: NodeInfo, pod_requests: Sequence[int]) -> Any:
@@ -249,6 +280,18 @@ class ResourceAllocationScorer:
         strategy has no column form (or no resources are set: the per-node form reports it)."""
         if self.column_scorer is None or not self._kinds:
             return None
+        if self._cpu_mem:
+            p0, p1 = pod_requests[0], pod_requests[1]
+            if _I64_MIN <= p0 <= _I64_MAX and _I64_MIN <= p1 <= _I64_MAX:
+                # the columns gathered once per cycle (Fit's Score and BalancedAllocation)
+                g = matrix(columns).cpu_mem_rows(rows)
+                if g is not None:
+                    used = g[4:6] if self.use_requested else g[2:4]
+                    pod = np.array(((p0,), (p1,)), np.int64)
+                    if self.pair_column_scorer is not None:
+                        return self.pair_column_scorer(g[0:2], used, pod)
+                    req = used + pod
+                    return self.column_scorer([req[0], req[1]], [used[0], used[1]], [g[0], g[1]])
         req_l, used_l, alloc_l = self.calculate_node_allocatable_request_columns(columns, rows, pod_requests)
         return self.column_scorer(req_l, used_l, alloc_l)
 
