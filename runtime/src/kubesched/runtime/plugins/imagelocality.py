@@ -84,6 +84,10 @@ def _go_div(a: int, b: int) -> int:
     return q if (a >= 0) == (b >= 0) else -q
 
 
+#: how many image names the column form remembers (cleared when full)
+_FIRST_CACHE_SIZE = 1024
+
+
 class ImageLocality:
     """Score: the sum of the scaled sizes of the pod's images present on the node."""
 
@@ -91,6 +95,8 @@ class ImageLocality:
 
     def __init__(self, args: Any = None, handle: Any = None) -> None:
         self.handle = handle
+        #: image name -> (its column, the first row that has it or -1), for the column form
+        self._first: dict[str, tuple[Any, int]] = {}
 
     @hookimpl
     def sign_pod(self, pod: Pod) -> Hashable:
@@ -118,22 +124,33 @@ class ImageLocality:
         names, num_containers = self._images(state, pod)
         if num_containers == 0:
             return None  # the threshold is 0 (below the minimum): left to the per-node form
+        present = []
+        first = self._first
+        for name in names:
+            sizes = columns.image(name)
+            got = first.get(name)
+            if got is None or got[0] is not sizes:
+                # the column is kept until a node changes: where the image is, looked up once
+                has = np.flatnonzero(sizes >= 0)
+                if len(first) >= _FIRST_CACHE_SIZE:
+                    first.clear()
+                got = first[name] = (sizes, int(has[0]) if len(has) else -1)
+            if got[1] >= 0:
+                present.append((name, sizes, got[1]))
+        if not present:
+            # no node has any of the pod's images: every node scores the minimum
+            return np.full(len(rows), calculate_priority(0, num_containers), np.int64)
         total_num_nodes = len(self.handle.snapshot().list())
         infos = columns.infos
         total = np.zeros(len(rows), np.int64)
-        for name in names:
-            sizes = columns.image(name)
-            has = np.flatnonzero(sizes >= 0)
-            if not len(has):
-                continue
+        for name, sizes, row in present:
             # every node that has the image shares its summary (the cache's, and the snapshot's):
             # the share of nodes that have it is one number per image
-            st = infos[int(has[0])].image_states[name]
+            st = infos[row].image_states[name]
             spread = st.num_nodes / total_num_nodes
-            got = sizes[rows]
-            present = got >= 0
+            got_sizes = sizes[rows]
             # int(size * spread) in float64, truncated as Go's int64() conversion
-            total += np.where(present, (got.astype(np.float64) * spread).astype(np.int64), np.int64(0))
+            total += np.where(got_sizes >= 0, (got_sizes.astype(np.float64) * spread).astype(np.int64), np.int64(0))
         max_threshold = MAX_CONTAINER_THRESHOLD * num_containers
         clamped = np.clip(total, MIN_THRESHOLD, max_threshold)
         return (MAX_NODE_SCORE * (clamped - MIN_THRESHOLD)) // (max_threshold - MIN_THRESHOLD)

@@ -80,6 +80,7 @@ class TaintToleration:
 
     def __init__(self, args: Any = None, handle: Any = None) -> None:
         self.handle = handle
+        self._zeros: Any = None
 
     @hookimpl
     def events_to_register(self) -> list[ClusterEventWithHint]:
@@ -154,15 +155,21 @@ class TaintToleration:
     def filter_columns(self, pod: Pod, columns: NodeColumns) -> tuple[Any, list[Status | None]]:
         # per distinct taint list: 1 when a NoSchedule/NoExecute taint is not tolerated
         codes, sets = columns.taint_sets()
-        tolerations = pod.tolerations
-        bad = np.fromiter(
-            (bool(taints) and find_untolerated_taint(taints, tolerations, _DO_NOT_SCHEDULE) is not None for taints in sets),
-            np.int8,
-            len(sets),
-        )
-        if not bad.any():
-            return np.zeros(columns.n, np.int8), [None]
-        return bad[codes], [None, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_UNTOLERATED)]
+        if any(sets):
+            tolerations = pod.tolerations
+            bad = [bool(taints) and find_untolerated_taint(taints, tolerations, _DO_NOT_SCHEDULE) is not None for taints in sets]
+            if any(bad):
+                return np.array(bad, np.int8)[codes], [None, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_UNTOLERATED)]
+        # no node has a taint the pod does not tolerate (the usual case)
+        return self._passes(columns.n), [None]
+
+    def _passes(self, n: int) -> Any:
+        """Codes for "every node passes": one read-only array per node count."""
+        got = self._zeros
+        if got is None or len(got) != n:
+            got = self._zeros = np.zeros(n, np.int8)
+            got.flags.writeable = False
+        return got
 
     @hookimpl
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:
@@ -196,6 +203,8 @@ class TaintToleration:
             return None  # the per-node form reports the error
         # per distinct taint list: the number of untolerated PreferNoSchedule taints
         codes, sets = columns.taint_sets()
+        if not any(sets):
+            return np.zeros(len(rows), np.int64)  # no node has taints
         tolerations = s.tolerations_prefer_no_schedule
         counts = np.fromiter((_count_intolerable(taints, tolerations) if taints else 0 for taints in sets), np.int64, len(sets))
         return counts[codes[rows]]
