@@ -18,8 +18,11 @@ from __future__ import annotations
 
 import json
 import queue
+import re
 from collections.abc import Mapping
 from typing import Any
+
+from kubesched.sdk._text import quote
 
 from .auth import Auth, config_source, load_configuration, pool_manager
 from .codec import loads
@@ -57,6 +60,44 @@ class _Closed(OSError):
     """The server closed a kept-alive connection before it answered (retryable, an OSError)."""
 
 
+class _Malformed(OSError):
+    """The answer is not HTTP/1.x (retryable, an OSError, as urllib3's ProtocolError was)."""
+
+    def __init__(self, what: str, raw: bytes) -> None:
+        super().__init__(f"malformed response: {what} {quote(raw.decode('latin-1'))}")
+
+
+#: bytes a request target may not hold as they are (controls, space, DEL, non-ASCII): a path
+#: with one is percent-encoded as urllib3 does, never sent as a second request line
+_UNSAFE_TARGET = re.compile(rb"[\x00-\x20\x7f-\xff]")
+
+
+#: the first byte of a body that is not decoded, for a 2xx the API server sent (nothing, or "{")
+_NOT_DECODED_OK = (b"", b"{")
+
+
+def _request_target(target: str) -> bytes:
+    """``target`` as the request line's bytes; percent-encoded (urllib3's encoding of a target)
+    only when it holds a byte that cannot be sent as it is."""
+    t = target.encode()
+    if _UNSAFE_TARGET.search(t) is None:
+        return t
+    from urllib3.util.url import _encode_target
+
+    return _encode_target(target).encode("ascii")
+
+
+def _host_header(host: str, port: int | None, default_port: int) -> bytes:
+    """The Host line http.client sends for urllib3's host (already IDNA-encoded, no brackets):
+    an IPv6 address in brackets, the port left out when it is the scheme's default."""
+    h = host.rstrip(".")  # as urllib3's connection gives it to http.client
+    if ":" in h:
+        h = f"[{h}]"
+    if port is not None and port != default_port:
+        h = f"{h}:{port}"
+    return f"Host: {h}\r\n".encode("ascii")
+
+
 def _read_response(sock: Any, method: str) -> tuple[int, bytes, bool]:
     """(status, body, keep the connection) of one HTTP/1.x response read from ``sock``."""
     recv = sock.recv
@@ -72,7 +113,12 @@ def _read_response(sock: Any, method: str) -> tuple[int, bytes, bool]:
     lines = buf[:end].split(b"\r\n")
     rest = buf[end + 4 :]
     version, _, status_s = lines[0].partition(b" ")
-    status = int(status_s[:3])
+    try:
+        status = int(status_s[:3])
+    except ValueError:
+        raise _Malformed("status line", lines[0]) from None
+    if not version.startswith(b"HTTP/"):
+        raise _Malformed("status line", lines[0])
     length = -1
     chunked = False
     keep = version == b"HTTP/1.1"
@@ -80,12 +126,16 @@ def _read_response(sock: Any, method: str) -> tuple[int, bytes, bool]:
         name, _, value = line.partition(b":")
         name = name.strip().lower()
         if name == b"content-length":
-            length = int(value)
+            try:
+                length = int(value)
+            except ValueError:
+                raise _Malformed("Content-Length", value.strip()) from None
         elif name == b"transfer-encoding":
             chunked = b"chunked" in value.lower()
         elif name == b"connection":
             v = value.strip().lower()
-            keep = v != b"close" and (keep or v == b"keep-alive")
+            tokens = [t.strip() for t in v.split(b",")] if b"," in v else (v,)
+            keep = b"close" not in tokens and (keep or b"keep-alive" in tokens)
     if status < 200 and status != 101:  # 1xx: an interim answer; the real one follows
         return _read_response(_Prefixed(sock, rest), method)
     if method == "HEAD" or status in (204, 304):
@@ -113,15 +163,28 @@ def _read_chunked(recv: Any, buf: bytes) -> bytes:
             if not chunk:
                 raise _Closed("the server closed the connection mid-body")
             buf += chunk
-        size = int(buf[:i].split(b";", 1)[0], 16)
+        try:
+            size = int(buf[:i].split(b";", 1)[0], 16)
+        except ValueError:
+            raise _Malformed("chunk size", buf[:i]) from None
+        if size < 0:
+            raise _Malformed("chunk size", buf[:i])
         buf = buf[i + 2 :]
+        if size == 0:  # the last chunk: trailer lines (if any) up to an empty line end the body
+            while (i := buf.find(b"\r\n")) != 0:
+                if i < 0:
+                    chunk = recv(65536)
+                    if not chunk:
+                        raise _Closed("the server closed the connection mid-body")
+                    buf += chunk
+                else:
+                    buf = buf[i + 2 :]
+            return b"".join(out)
         while len(buf) < size + 2:
             chunk = recv(65536)
             if not chunk:
                 raise _Closed("the server closed the connection mid-body")
             buf += chunk
-        if size == 0:  # no trailers from the API server: the final CRLF ends it
-            return b"".join(out)
         out.append(buf[:size])
         buf = buf[size + 2 :]
 
@@ -169,8 +232,8 @@ class KubeClient:
         #: the request line's target prefix and the Host header of the direct write path
         self._host_header = b""
         if self._conn_pool is not None:
-            h = self._conn_pool.host
-            self._host_header = f"Host: {f'[{h}]' if ':' in h and not h.startswith('[') else h}:{self._conn_pool.port}\r\n".encode("idna")
+            cp = self._conn_pool
+            self._host_header = _host_header(cp.host.strip("[]"), cp.port, cp.ConnectionCls.default_port)
         self._no_retries = urllib3.Retry(total=False, redirect=False)
         self._timeouts: dict[float | None, Any] = {}
         self.limiter = RateLimiter(qps, burst)
@@ -217,7 +280,13 @@ class KubeClient:
                 except Exception:
                     parsed = raw.decode(errors="replace")
                 raise error_for(status, parsed, method, path)
-            if not raw or not decode:
+            if not decode:
+                # not decoded, but still the API server's answer: a 2xx whose body is empty or a
+                # JSON object (a proxy's HTML page or a redirect to a login page is not)
+                if not 200 <= status < 300 or raw[:1] not in _NOT_DECODED_OK:
+                    raise BadResponse(status, method, path)
+                return {}
+            if not raw:
                 return {}
             try:
                 return loads(raw)
@@ -254,7 +323,11 @@ class KubeClient:
         if stream:
             return resp
         data = resp.data
-        if not data or not decode:
+        if not decode:
+            if not 200 <= resp.status < 300 or data[:1] not in _NOT_DECODED_OK:
+                raise BadResponse(resp.status, method, path)
+            return {}
+        if not data:
             return {}
         try:
             return loads(data)
@@ -266,6 +339,8 @@ class KubeClient:
         pool = self._conn_pool
         conn = pool._get_conn()  # drops a connection the server closed meanwhile, as urlopen does
         try:
+            if (r := conn._HTTPConnection__response) is not None and not r.isclosed():
+                conn.close()  # a response (a watch) released unfinished: its stream is not ours
             if conn.sock is None:
                 conn.timeout = 10.0  # the connect timeout of every request
                 conn.connect()
@@ -273,11 +348,21 @@ class KubeClient:
             sock.settimeout(timeout)
             head = self._auth.header_block(content_type)
             if data is None:
-                msg = b"%s %s HTTP/1.1\r\n%s%s\r\n" % (method.encode(), target.encode(), self._host_header, head)
+                msg = b"%s %s HTTP/1.1\r\n%s%s\r\n" % (method.encode(), _request_target(target), self._host_header, head)
             else:
-                msg = b"%s %s HTTP/1.1\r\n%s%sContent-Length: %d\r\n\r\n%s" % (method.encode(), target.encode(), self._host_header, head, len(data), data)
-            sock.sendall(msg)
-            status, raw, keep = _read_response(sock, method)
+                msg = b"%s %s HTTP/1.1\r\n%s%sContent-Length: %d\r\n\r\n%s" % (method.encode(), _request_target(target), self._host_header, head, len(data), data)
+            try:
+                sock.sendall(msg)
+            except (BrokenPipeError, ConnectionResetError) as e:
+                # the server may have answered before reading the whole body (413) and closed:
+                # its answer is the result, as urllib3 read it; else the send error is
+                try:
+                    status, raw, _ = _read_response(sock, method)
+                except Exception:
+                    raise e from None
+                keep = False
+            else:
+                status, raw, keep = _read_response(sock, method)
         except BaseException:
             conn.close()
             pool._put_conn(None)  # the slot of a new connection, as urlopen does on an error
