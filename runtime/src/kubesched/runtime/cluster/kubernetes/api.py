@@ -67,21 +67,16 @@ class _Malformed(OSError):
         super().__init__(f"malformed response: {what} {quote(raw.decode('latin-1'))}")
 
 
-#: bytes a request target may not hold as they are (controls, space, DEL, non-ASCII): a path
-#: with one is percent-encoded as urllib3 does, never sent as a second request line
-_UNSAFE_TARGET = re.compile(rb"[\x00-\x20\x7f-\xff]")
-
-
 #: the first byte of a body that is not decoded, for a 2xx the API server sent (nothing, or "{")
 _NOT_DECODED_OK = (b"", b"{")
 
+#: finds a byte a request target may not hold as it is (a control, space, DEL, non-ASCII): a
+#: path with one is percent-encoded as urllib3 does, never sent as a second request line
+_unsafe_in_target = re.compile(rb"[\x00-\x20\x7f-\xff]").search
 
-def _request_target(target: str) -> bytes:
-    """``target`` as the request line's bytes; percent-encoded (urllib3's encoding of a target)
-    only when it holds a byte that cannot be sent as it is."""
-    t = target.encode()
-    if _UNSAFE_TARGET.search(t) is None:
-        return t
+
+def _encoded_target(target: str) -> bytes:
+    """``target`` percent-encoded as urllib3 encodes a request target."""
     from urllib3.util.url import _encode_target
 
     return _encode_target(target).encode("ascii")
@@ -347,10 +342,13 @@ class KubeClient:
             sock = conn.sock
             sock.settimeout(timeout)
             head = self._auth.header_block(content_type)
+            t = target.encode()
+            if _unsafe_in_target(t) is not None:
+                t = _encoded_target(target)
             if data is None:
-                msg = b"%s %s HTTP/1.1\r\n%s%s\r\n" % (method.encode(), _request_target(target), self._host_header, head)
+                msg = b"%s %s HTTP/1.1\r\n%s%s\r\n" % (method.encode(), t, self._host_header, head)
             else:
-                msg = b"%s %s HTTP/1.1\r\n%s%sContent-Length: %d\r\n\r\n%s" % (method.encode(), _request_target(target), self._host_header, head, len(data), data)
+                msg = b"%s %s HTTP/1.1\r\n%s%sContent-Length: %d\r\n\r\n%s" % (method.encode(), t, self._host_header, head, len(data), data)
             try:
                 sock.sendall(msg)
             except (BrokenPipeError, ConnectionResetError) as e:
