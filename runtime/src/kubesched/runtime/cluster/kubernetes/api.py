@@ -11,7 +11,9 @@ request is written as one buffer and the response's status line and headers are 
 (``http.client`` parses them with the ``email`` package, about half of a write's CPU).
 HTTP/1.1 keep-alive, ``Content-Length``, chunked bodies and bodies that end with the
 connection; a connection that failed or that the server closes is dropped, as urllib3 does.
-Reads and watches stay on urllib3.
+What urllib3 and http.client did stays: an unsafe request target is percent-encoded, Host
+leaves out the default port, an answer sent before the whole body was read is the result, a
+malformed answer is a retryable connection error. Reads and watches stay on urllib3.
 """
 
 from __future__ import annotations
@@ -250,8 +252,9 @@ class KubeClient:
         decode: bool = True,
     ) -> Any:
         """One API request; the decoded JSON response (``{}`` with ``decode=False``, for writes
-        whose echo nobody reads), or the streaming response. Errors raise the ApiError subclass
-        of their status (``errors.error_for``)."""
+        whose echo nobody reads: still a 2xx with no body or a JSON object, else BadResponse),
+        or the streaming response. Errors raise the ApiError subclass of their status
+        (``errors.error_for``)."""
         if limit == "events":
             self.event_limiter.acquire()
         elif limit:
