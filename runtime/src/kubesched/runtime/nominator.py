@@ -4,6 +4,8 @@ lower or equal priority (``handle.nominated_pods_for_node``)."""
 
 from __future__ import annotations
 
+from collections.abc import KeysView
+
 from kubesched.sdk import Pod
 
 __all__ = ["Nominator"]
@@ -41,6 +43,10 @@ class Nominator:
 
     def any(self) -> bool:
         return bool(self._by_node)
+
+    def nodes(self) -> KeysView[str]:
+        """The names of the nodes some pod is nominated to (a live view)."""
+        return self._by_node.keys()
 
     def pods_for_node(self, node_name: str) -> list[Pod]:
         d = self._by_node.get(node_name)

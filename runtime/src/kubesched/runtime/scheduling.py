@@ -400,9 +400,20 @@ class Scheduling:
         """Filter over every node through the plugins' column forms, with the semantics of
         :meth:`_pass_filters` (rotating start, the cut after enough feasible nodes, the first
         rejecting plugin's status per node); None when the cycle cannot use them (a plugin
-        without a column form or one that declined, nominated pods)."""
-        if not fwk.has_filter_plugins() or (fwk.services is not None and fwk.services.has_nominated_pods()):
+        without a column form or one that declined, nominated pods on nodes not known).
+
+        With pods nominated to some nodes this is RunFilterPluginsWithNominatedPods: a node
+        without nominated pods of the pod's priority or higher gets the run without them (the
+        column result); on the others the run with them added comes first and, when it fails,
+        decides (:meth:`_nominated_verdicts`)."""
+        if not fwk.has_filter_plugins():
             return None
+        services = fwk.services
+        nominated_nodes = None
+        if services is not None and services.has_nominated_pods():
+            nominated_nodes = services.nominated_nodes
+            if nominated_nodes is None:
+                return None
         centries = fwk.column_filters(state, fwk.active_filters(state))
         if centries is None:
             return None
@@ -427,6 +438,8 @@ class Scheduling:
         else:
             rot = first
         pos = (rot == 0).nonzero()[0]
+        if nominated_nodes is not None:
+            rot, pos = self._nominated_verdicts(fwk, state, pod, cols, nominated_nodes, start, to_find, rot, pos, table)
         if len(pos) >= to_find:
             pos = pos[:to_find]
             processed = int(pos[-1]) + 1 if to_find else 0
@@ -445,6 +458,64 @@ class Scheduling:
             diagnosis.rejected_columns(self._objects(cols, "names"), rej if order is None else order[rej], codes, table)
         rows = self._feasible_rows = pos if order is None else order[pos]
         return self._objects(cols, "infos")[rows].tolist()  # type: ignore[no-any-return]
+
+    def _nominated_verdicts(
+        self,
+        fwk: Framework,
+        state: CycleState,
+        pod: Pod,
+        cols: Any,
+        nominated_nodes: Any,
+        start: int,
+        to_find: int,
+        rot: Any,
+        pos: Any,
+        table: list[Status],
+    ) -> tuple[Any, Any]:
+        """The column verdicts ``rot`` (by position in the rotated order, ``pos`` the passing
+        positions) with the run with nominated pods added on each node that has some of the
+        pod's priority or higher, in order, up to where the walk stops (the cut after
+        ``to_find`` feasible nodes, which a node it rejects moves on; an Error ends it): where
+        that run fails its status replaces the column one (appended to ``table``)."""
+        services = fwk.services
+        assert services is not None
+        index, n = cols.index, cols.n
+        prio, uid = pod.priority, pod.uid
+        tried: list[tuple[int, int]] = []
+        for name in list(nominated_nodes()):
+            row = index.get(name)
+            if row is None:
+                continue  # not in this cycle's snapshot: Filter never sees it
+            for np_ in services.nominated_pods_for_node(name):
+                if np_.priority >= prio and np_.uid != uid:
+                    tried.append(((row - start) % n, row))
+                    break
+        if not tried:
+            return rot, pos
+        tried.sort()
+        infos = cols.infos
+        cut = int(pos[to_find - 1]) + 1 if len(pos) >= to_find else n
+        dropped: list[int] = []
+        copied = False
+        for p, row in tried:
+            if p >= cut:
+                break
+            st = fwk.run_filter_with_nominated_pods_added(state, pod, infos[row])
+            if st is None:
+                continue
+            if not copied:
+                rot, copied = rot.copy(), True  # the column form's array stays as it gave it
+            table.append(st)
+            if rot[p] == 0:
+                dropped.append(p)
+                k = to_find - 1 + len(dropped)
+                cut = int(pos[k]) + 1 if len(pos) > k else n
+            rot[p] = len(table) - 1
+            if st.code is Code.ERROR:
+                break  # the walk stops here, if not at an earlier Error
+        if dropped:
+            pos = pos[~np.isin(pos, dropped)]
+        return rot, pos
 
     def _objects(self, cols: Any, attr: str) -> Any:
         """``cols.infos`` or ``cols.names`` (lists the columns never change) as a numpy

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -28,6 +28,9 @@ class FrameworkServices:
     nominated_pods_for_node: Callable[[str], list[Pod]] = field(default=lambda _n: [])  # type: ignore[assignment]
     #: cheap check used to skip the nominated-pods pass of Filter entirely
     has_nominated_pods: Callable[[], bool] = field(default=lambda: True)  # type: ignore[assignment]
+    #: the names of the nodes some pod is nominated to (None: not known; Filter then asks
+    #: nominated_pods_for_node of every node it tries)
+    nominated_nodes: Callable[[], Iterable[str]] | None = None
     waiting_pods: dict[str, WaitingPodImpl] = field(default_factory=dict)
     #: called with (waiting pod, final status) when a waiting pod is allowed or rejected
     on_permit_done: Callable[[WaitingPodImpl, Status], None] = lambda _w, _s: None

@@ -273,27 +273,32 @@ class FrameworkImpl(ScoreRunners, ReuseAndBatch, ColumnRunners):
     def run_filter_plugins_with_nominated_pods(self, state: CycleState, pod: Pod, node_info: NodeInfo, entries: list[Entry] | None = None) -> Status:
         """RunFilterPluginsWithNominatedPods; ``entries``: ``active_filters(state)`` when the
         caller has it."""
+        status = self.run_filter_with_nominated_pods_added(state, pod, node_info)
+        return status if status is not None else self.run_filter_plugins(state, pod, node_info, entries)
+
+    def run_filter_with_nominated_pods_added(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        """The first run of RunFilterPluginsWithNominatedPods: Filter on copies of the node and
+        the state with the pods nominated there of equal or higher priority (not ``pod``) added,
+        each through the AddPod extensions. Its status when it does not succeed (that decides
+        the node); None when no such pod is nominated there or it succeeds (the run without
+        them decides)."""
         services = self.services
         nominated = services.nominated_pods_for_node(node_info.name) if services is not None else []
         if not nominated:
-            return self.run_filter_plugins(state, pod, node_info, entries)
-        # first pass: with equal-or-higher priority nominated pods added
+            return None
+        prio, uid = pod.priority, pod.uid
+        higher = [p for p in nominated if p.priority >= prio and p.uid != uid]
+        if not higher:
+            return None
         ni_out = node_info.clone()
         state_out = state.clone()
-        added = False
-        for np in nominated:
-            if np.priority >= pod.priority and np.uid != pod.uid:
-                ni_out.add_pod(np)
-                st = self.run_pre_filter_extension_add_pod(state_out, pod, np, ni_out)
-                if not st.is_success():
-                    return st
-                added = True
-        if not added:
-            return self.run_filter_plugins(state, pod, node_info, entries)
+        for np in higher:
+            ni_out.add_pod(np)
+            st = self.run_pre_filter_extension_add_pod(state_out, pod, np, ni_out)
+            if not st.is_success():
+                return st
         status = self.run_filter_plugins(state_out, pod, ni_out)
-        if not status.is_success():
-            return status
-        return self.run_filter_plugins(state, pod, node_info, entries)
+        return None if status.is_success() else status
 
     def run_post_filter(
         self, state: CycleState, pod: Pod, filtered_node_status: Mapping[str, Status]

@@ -16,7 +16,7 @@ import logging
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import Executor
 from typing import Any
 
@@ -107,6 +107,7 @@ class Scheduler:
             bind_pod=cluster.bind,
             nominated_pods_for_node=self._nominated_for_node,
             has_nominated_pods=self._has_nominated_pods,
+            nominated_nodes=self._nominated_nodes,
             waiting_pods=self.waiting_pods,
             on_permit_done=self._on_permit_done,
             add_timer=self._add_timer_threadsafe,
@@ -210,6 +211,9 @@ class Scheduler:
 
     def _has_nominated_pods(self) -> bool:
         return self.queue.nominator.any()
+
+    def _nominated_nodes(self) -> Iterable[str]:
+        return self.queue.nominator.nodes()
 
     # messages (the loop) ------------------------------------------------------------------------
     def drain(self) -> bool:
