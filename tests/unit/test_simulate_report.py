@@ -168,3 +168,27 @@ def test_the_fast_wrap_of_long_messages_is_rich_s(columns: str, capsys: pytest.C
     want = capsys.readouterr().out
     simulate_cmd._print_table(report)
     assert capsys.readouterr().out == want
+
+
+def test_the_run_keeps_its_objects_out_of_the_collector_and_gives_them_back(files: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    """simulate() freezes what it loaded for the run (as `kubesched run` does after its caches
+    synced) and unfreezes it at the end, so a sweep or a test running many simulations in one
+    process does not keep every earlier run's objects out of the collector."""
+    import gc
+
+    from kubesched.runtime.cli.simulate_cmd import simulate
+    from kubesched.runtime.sim.replay import Replay
+
+    frozen_during: list[int] = []
+    run = Replay.run
+
+    def spy(self: Replay) -> None:
+        frozen_during.append(gc.get_freeze_count())
+        run(self)
+
+    monkeypatch.setattr(Replay, "run", spy)
+    before = gc.get_freeze_count()
+    report = simulate(str(files[0]), str(files[1]), seed=7)
+    assert report["summary"]["scheduled"] > 0
+    assert frozen_during and frozen_during[0] > before
+    assert gc.get_freeze_count() == before

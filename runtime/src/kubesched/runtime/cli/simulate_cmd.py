@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 import time
@@ -136,9 +137,15 @@ def simulate(
     recorder = Recorder(sched.clock, sched.clock.now(), profiles, sched.cache.pod)
     sim.store.subscribe(recorder.on_event)
     started = time.perf_counter()
+    # the loaded cluster, the plugins and the caches live as long as the run: keep them out of
+    # the collector's generations (as `kubesched run` does after its caches synced), so the
+    # collections during the run walk only what scheduling allocates; given back at the end
+    # (a sweep or a test runs many simulations in one process)
+    gc.freeze()
     try:
         replay = sim.run(sched, recorder=recorder, progress=progress)
     finally:
+        gc.unfreeze()
         try:
             sched.shutdown()  # the run is over (or failed): plugins' close()
         except KeyboardInterrupt:
