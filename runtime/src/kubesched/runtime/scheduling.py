@@ -439,7 +439,7 @@ class Scheduling:
             rot = first
         pos = (rot == 0).nonzero()[0]
         if nominated_nodes is not None:
-            rot, pos = self._nominated_verdicts(fwk, state, pod, cols, nominated_nodes, start, to_find, rot, pos, table)
+            rot, pos = self._nominated_verdicts(fwk, state, pod, cols, nominated_nodes, start, to_find, rot, pos, table, snapshot.generation)
         if len(pos) >= to_find:
             pos = pos[:to_find]
             processed = int(pos[-1]) + 1 if to_find else 0
@@ -471,36 +471,55 @@ class Scheduling:
         rot: Any,
         pos: Any,
         table: list[Status],
+        epoch: int,
     ) -> tuple[Any, Any]:
         """The column verdicts ``rot`` (by position in the rotated order, ``pos`` the passing
         positions) with the run with nominated pods added on each node that has some of the
         pod's priority or higher, in order, up to where the walk stops (the cut after
         ``to_find`` feasible nodes, which a node it rejects moves on; an Error ends it): where
-        that run fails its status replaces the column one (appended to ``table``)."""
+        that run fails its status replaces the column one (appended to ``table``).
+
+        A node's run is kept (:meth:`_nominated_memo`) and given to a later pod that would run
+        it from the same inputs: the same Filter signature and priority, the node's unchanged
+        NodeInfo generation and the same nominated pods added there (the objects, in order)."""
         services = fwk.services
         assert services is not None
         index, n = cols.index, cols.n
         prio, uid = pod.priority, pod.uid
-        tried: list[tuple[int, int]] = []
+        nominated_for = services.nominated_pods_for_node
+        tried: list[tuple[int, int, str]] = []
         for name in list(nominated_nodes()):
             row = index.get(name)
             if row is None:
                 continue  # not in this cycle's snapshot: Filter never sees it
-            for np_ in services.nominated_pods_for_node(name):
+            for np_ in nominated_for(name):
                 if np_.priority >= prio and np_.uid != uid:
-                    tried.append(((row - start) % n, row))
+                    tried.append(((row - start) % n, row, name))
                     break
         if not tried:
             return rot, pos
         tried.sort()
+        memo = self._nominated_memo(fwk, state, pod, epoch, n)
         infos = cols.infos
         cut = int(pos[to_find - 1]) + 1 if len(pos) >= to_find else n
         dropped: list[int] = []
         copied = False
-        for p, row in tried:
+        error = Code.ERROR
+        for p, row, name in tried:
             if p >= cut:
                 break
-            st = fwk.run_filter_with_nominated_pods_added(state, pod, infos[row])
+            ni = infos[row]
+            if memo is None:
+                st = fwk.run_filter_with_nominated_pods_added(state, pod, ni)
+            else:
+                added = tuple([q for q in nominated_for(name) if q.priority >= prio and q.uid != uid])
+                hit = memo.get(name)
+                if hit is not None and hit[0] == ni.generation and _same_pods(hit[1], added):
+                    st = hit[2]
+                else:
+                    st = fwk.run_filter_with_nominated_pods_added(state, pod, ni)
+                    if st is None or st.code is not error:
+                        memo[name] = (ni.generation, added, st)
             if st is None:
                 continue
             if not copied:
@@ -511,11 +530,33 @@ class Scheduling:
                 k = to_find - 1 + len(dropped)
                 cut = int(pos[k]) + 1 if len(pos) > k else n
             rot[p] = len(table) - 1
-            if st.code is Code.ERROR:
+            if st.code is error:
                 break  # the walk stops here, if not at an earlier Error
         if dropped:
             pos = pos[~np.isin(pos, dropped)]
         return rot, pos
+
+    #: Private switch: False runs Filter with the nominated pods added on every node the walk
+    #: gets to (the reference the tests compare the kept runs with).
+    _reuse_nominated = True
+
+    def _nominated_memo(self, fwk: Framework, state: CycleState, pod: Pod, epoch: int, num_nodes: int) -> dict[str, Any] | None:
+        """Node name -> (NodeInfo generation, the nominated pods added, the run's status or
+        None) for pods with ``pod``'s Filter signature and priority (which nominated pods are
+        added depends on it), emptied when the node set or images change (``epoch``, as the
+        framework's reuse tables) and when it grows past twice the nodes; None when results
+        are not reused (``reuse_results`` off, or the signature's rule does not hold: see
+        ``FrameworkHandle.filter_signature``). Errors are never kept."""
+        if not self._reuse_nominated or not fwk.reuse_results:
+            return None
+        handle = fwk.handle
+        sig = handle.filter_signature(state, pod) if handle is not None else None
+        if sig is None:
+            return None
+        memo: dict[str, Any] = fwk.reuse_table("nominated", (sig, pod.priority), epoch)
+        if len(memo) > 2 * num_nodes:
+            memo.clear()
+        return memo
 
     def _objects(self, cols: Any, attr: str) -> Any:
         """``cols.infos`` or ``cols.names`` (lists the columns never change) as a numpy
@@ -585,6 +626,11 @@ def _object_array(items: Sequence[Any]) -> Any:
         out[i] = x
     return out
 
+
+
+def _same_pods(a: tuple[Pod, ...], b: tuple[Pod, ...]) -> bool:
+    """The same pod objects in the same order (an updated pod is a new object)."""
+    return len(a) == len(b) and all(x is y for x, y in zip(a, b))
 
 
 def _get(snapshot: Snapshot, name: str) -> NodeInfo | None:

@@ -90,7 +90,8 @@ class FrameworkImpl(ScoreRunners, ReuseAndBatch, ColumnRunners):
         self.signers: dict[str, Callable[..., Any]] = {}
         #: reuse Filter results and raw Scores between pods with equal signatures
         self.reuse_results = True
-        self._reuse: dict[str, dict[Any, tuple[int, dict[Any, Any]]]] = {"filter": {}, "score": {}}
+        #: "nominated": the Filter runs with nominated pods added (Scheduling._nominated_verdicts)
+        self._reuse: dict[str, dict[Any, tuple[int, dict[Any, Any]]]] = {"filter": {}, "score": {}, "nominated": {}}
         self._signed_pod: Pod | None = None
         self._signed: dict[str, Any] = {}
         #: batch forms (filter_batch / score_batch) of plugins that also have the per-node form
