@@ -9,9 +9,12 @@ import random
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+import numpy as np
+
 from kubesched.sdk import (
     Code,
     CycleState,
+    NodeColumns,
     NodeInfo,
     ObjectNotFound,
     Pod,
@@ -21,9 +24,11 @@ from kubesched.sdk import (
 )
 from kubesched.sdk.objects import parse_time as _parse_time
 
+from ...podindex import snapshot_columns
 from .args import DefaultPreemptionArgs
 from .executor import Executor
 from .reuse import NO_START, DryRunMemo, Entry
+from .rows import NodeRows, lowest_priority, potential_rows
 from .victims import (
     NO_VICTIMS_MSG,
     NOT_HELPFUL_MSG,
@@ -44,9 +49,6 @@ __all__ = ["NAME", "DefaultPreemption"]
 log = logging.getLogger("kubesched.runtime.plugins.defaultpreemption")
 
 NAME = "DefaultPreemption"
-
-#: the lowest priority of a node without pods: above every pod priority
-_NO_PODS = float("inf")
 
 
 class DefaultPreemption(Executor):
@@ -83,7 +85,9 @@ class DefaultPreemption(Executor):
         self._default_more_important_pod = self.more_important_pod
         #: node name -> (NodeInfo.generation, the lowest priority of its pods): a NodeInfo's
         #: generation changes with each pod added or removed, and a clone keeps it
-        self._lowest_priority: dict[str, tuple[int, float]] = {}
+        self._lowest_priority: dict[str, tuple[int, int]] = {}
+        #: the same per row of the snapshot's columns (see :mod:`.rows`)
+        self._rows = NodeRows()
         #: the nodes' dry-run results kept across preemptors (see :mod:`.reuse`)
         self._memo = DryRunMemo()
         #: the preemptor's Filter signature while :meth:`preempt` runs the dry run (None: no reuse)
@@ -165,7 +169,7 @@ class DefaultPreemption(Executor):
             return None, Status.unschedulable(msg)
 
         # 2) candidates
-        all_nodes = list(h.snapshot().list())
+        all_nodes = h.snapshot().list()
         try:
             self._dry_run_sig = self._dry_run_signature(state, cycle_pod, pod)
             candidates, node_to_status = self.find_candidates(state, all_nodes, pod, m)
@@ -194,14 +198,23 @@ class DefaultPreemption(Executor):
     ) -> tuple[list[Candidate], dict[str, Status]]:
         if not all_nodes:
             raise RuntimeError("no nodes available")
-        get, unschedulable = m.get, Code.UNSCHEDULABLE
-        potential = [ni for ni in all_nodes if (st := get(ni.name)) is not None and st.code is unschedulable]
-        if not potential:
+        columns = self._columns_of(all_nodes)
+        rows = potential_rows(m, columns) if columns is not None else None
+        if columns is None or rows is None:
+            get, unschedulable = m.get, Code.UNSCHEDULABLE
+            potential = [ni for ni in all_nodes if (st := get(ni.name)) is not None and st.code is unschedulable]
+            num_potential = len(potential)
+        else:
+            num_potential = len(rows)
+        if not num_potential:
             log.debug("Preemption will not help schedule pod %s on any node", pod.key)
             return [], {}
         pdbs = self.get_pod_disruption_budgets()
-        offset, num = self.get_offset_and_num_candidates(len(potential))
-        candidates, statuses, errs = self.dry_run_preemption(state, pod, potential, pdbs, offset, num)
+        offset, num = self.get_offset_and_num_candidates(num_potential)
+        if columns is None or rows is None:
+            candidates, statuses, errs = self.dry_run_preemption(state, pod, potential, pdbs, offset, num)
+        else:
+            candidates, statuses, errs = self._dry_run_rows(state, pod, columns, rows, pdbs, offset, num)
         if errs and not candidates:
             raise RuntimeError(errs[0] if len(errs) == 1 else "[" + ", ".join(errs) + "]")
         return candidates, statuses
@@ -221,42 +234,110 @@ class DefaultPreemption(Executor):
         offset: int,
         candidates_num: int,
     ) -> tuple[list[Candidate], dict[str, Status], list[str]]:
+        n = len(potential_nodes)
+        # the nodes from the offset on, wrapping around
+        start = offset % n if n else 0
+        order = [*potential_nodes[start:], *potential_nodes[:start]]
+        if not self._skips_nodes_without_victims():
+            return self._dry_run(state, pod, order, None, n, lambda stop: [], pdbs, candidates_num)
+        prio = pod.priority
+        lowest = self._lowest_priority
+        positions: list[int] = []
+        for i, ni in enumerate(order):
+            gen = ni.generation
+            entry = lowest.get(ni.name)
+            if entry is None or entry[0] != gen:
+                entry = lowest[ni.name] = (gen, lowest_priority(ni))
+            if entry[1] < prio:
+                positions.append(i)
+        return self._dry_run(
+            state,
+            pod,
+            [order[i] for i in positions],
+            positions,
+            n,
+            lambda stop: [ni.name for ni in order[:stop]],
+            pdbs,
+            candidates_num,
+        )
+
+    def _columns_of(self, all_nodes: Sequence[NodeInfo]) -> NodeColumns | None:
+        """The snapshot's columns when ``find_candidates`` may read the nodes as rows: the
+        nodes are the runtime snapshot's list, and the dry run is this class's with the skip
+        of nodes without victims."""
+        if type(self).dry_run_preemption is not DefaultPreemption.dry_run_preemption or not self._skips_nodes_without_victims():
+            return None
+        return snapshot_columns(self.handle, all_nodes)
+
+    def _dry_run_rows(
+        self,
+        state: CycleState,
+        pod: Pod,
+        columns: NodeColumns,
+        rows: Any,
+        pdbs: Sequence[Mapping[str, Any]],
+        offset: int,
+        candidates_num: int,
+    ) -> tuple[list[Candidate], dict[str, Status], list[str]]:
+        """``dry_run_preemption`` of the nodes at ``rows`` (ascending) of ``columns``: the
+        nodes without a pod of lower priority than the preemptor found by one vector compare."""
+        n = len(rows)
+        start = offset % n
+        order = np.concatenate((rows[start:], rows[:start])) if start else rows
+        node_rows = self._rows
+        positions = np.flatnonzero(node_rows.lowest(columns)[order] < pod.priority)
+        names = node_rows.names
+        return self._dry_run(
+            state,
+            pod,
+            node_rows.infos[order[positions]].tolist(),
+            positions.tolist(),
+            n,
+            lambda stop: names[order[:stop]].tolist(),
+            pdbs,
+            candidates_num,
+        )
+
+    def _dry_run(
+        self,
+        state: CycleState,
+        pod: Pod,
+        nodes: Sequence[NodeInfo],
+        positions: Sequence[int] | None,
+        total: int,
+        names_to: Callable[[int], list[str]],
+        pdbs: Sequence[Mapping[str, Any]],
+        candidates_num: int,
+    ) -> tuple[list[Candidate], dict[str, Status], list[str]]:
+        """The dry run of the nodes tried in turn: ``nodes``, at ``positions`` of the order of
+        the ``total`` potential nodes (None: every node is tried and ``nodes`` is that order); the others
+        have no pod of lower priority than the preemptor, and the ones visited before the search
+        stops get SelectVictimsOnNode's status for them without a copy. ``names_to(stop)``: the
+        names of the first ``stop`` nodes of the order."""
         non_violating: list[Candidate] = []
         violating: list[Candidate] = []
-        statuses: dict[str, Status] = {}
         errs: list[str] = []
-        n = len(potential_nodes)
-        skip = self._skips_nodes_without_victims()
+        skip = positions is not None
         # the victims of a node through the copies' updates in place (same calls, same order)
         parsed = parse_pdbs(pdbs) if skip and self._incremental_victims else None
         prio = pod.priority
-        lowest = self._lowest_priority
-        no_victims: Status | None = None
         # the results kept from earlier preemptors with this signature and priority
-        table = self._reuse_table(prio, pdbs, n) if parsed is not None and self._dry_run_sig is not None else None
+        table = (
+            self._reuse_table(prio, pdbs, total) if parsed is not None and self._dry_run_sig is not None else None
+        )
         if table is not None:
             nominated_for = self.handle.nominated_pods_for_node
             uid = pod.uid
             # the one "now" of this dry run's victims' order (pods that have not started)
             now = self._now()
-        # the nodes from the offset on, wrapping around
-        start = offset % n if n else 0
-        for ni in [*potential_nodes[start:], *potential_nodes[:start]]:
-            if skip:
-                gen = ni.generation
-                entry = lowest.get(ni.name)
-                if entry is None or entry[0] != gen:
-                    entry = lowest[ni.name] = (gen, min([p.priority for p in ni.pods], default=_NO_PODS))
-                if entry[1] >= prio:
-                    # no pod of lower priority: SelectVictimsOnNode would find no victim on
-                    # the copy and return this status, the state untouched
-                    if no_victims is None:
-                        no_victims = Status.unresolvable(NO_VICTIMS_MSG)
-                    statuses[ni.name] = no_victims
-                    continue
+        #: the nodes tried before the search stops: (name, status; None for a candidate)
+        tried: list[tuple[str, Status | None]] = []
+        #: the number of nodes visited when the search stopped (None: it did not stop)
+        stop: int | None = None
+        for k, ni in enumerate(nodes):
             if table is not None and parsed is not None:
                 # the nominated pods Filter adds on this node for this preemptor
-                added = tuple([np for np in nominated_for(ni.name) if np.priority >= prio and np.uid != uid])
+                added = tuple([np_ for np_ in nominated_for(ni.name) if np_.priority >= prio and np_.uid != uid])
                 hit = table.get(ni.name)
                 if hit is not None and hit[0] == ni.generation and hit[2] < now and _same_pods(hit[1], added):
                     victims, num_violations, status = list(hit[3]), hit[4], hit[5]
@@ -275,14 +356,29 @@ class DefaultPreemption(Executor):
                 target = non_violating if num_violations == 0 else violating
                 if len(target) < candidates_num:
                     target.append(c)
+                tried.append((ni.name, None))
                 if non_violating and len(non_violating) + len(violating) >= candidates_num:
+                    stop = positions[k] + 1 if positions is not None else k + 1
                     break
                 continue
             if status.is_success() and not victims:
                 status = Status.failed(f'expected at least one victim pod on node "{ni.name}"')
             if status.code is Code.ERROR:
                 errs.append(status.message)
-            statuses[ni.name] = status
+            tried.append((ni.name, status))
+        visited = stop if stop is not None else total
+        if positions is None or len(tried) == visited:
+            # every node visited was tried
+            statuses = {name: st for name, st in tried if st is not None}
+        else:
+            # no pod of lower priority: SelectVictimsOnNode would find no victim on the copy
+            # and return this status, the state untouched; in the order the nodes are visited
+            statuses = dict.fromkeys(names_to(visited), Status.unresolvable(NO_VICTIMS_MSG))
+            for name, st in tried:
+                if st is None:
+                    del statuses[name]
+                else:
+                    statuses[name] = st
         return non_violating + violating, statuses, errs
 
     def _skips_nodes_without_victims(self) -> bool:
