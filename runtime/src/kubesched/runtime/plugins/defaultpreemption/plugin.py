@@ -92,6 +92,9 @@ class DefaultPreemption(Executor):
         self._memo = DryRunMemo()
         #: the preemptor's Filter signature while :meth:`preempt` runs the dry run (None: no reuse)
         self._dry_run_sig: tuple[Any, ...] | None = None
+        #: (state, the pod PreFilter ran with, the latest pod) while :meth:`preempt` runs the
+        #: dry run and the signature is not computed yet
+        self._dry_run_pods: tuple[CycleState, Pod, Pod] | None = None
 
     # -- hooks ----------------------------------------------------------------------------------
     @hookimpl
@@ -171,12 +174,14 @@ class DefaultPreemption(Executor):
         # 2) candidates
         all_nodes = h.snapshot().list()
         try:
-            self._dry_run_sig = self._dry_run_signature(state, cycle_pod, pod)
+            # the signature is computed when a node is tried (see _dry_run)
+            self._dry_run_pods = (state, cycle_pod, pod)
             candidates, node_to_status = self.find_candidates(state, all_nodes, pod, m)
         except Exception as e:
             return None, Status.from_exception(e)
         finally:
             self._dry_run_sig = None
+            self._dry_run_pods = None
         if not candidates:
             msg = fit_error_message(len(all_nodes), node_to_status, Status.unresolvable(NOT_HELPFUL_MSG))
             return PostFilterResult("", mode="clear"), Status.unschedulable(msg)
@@ -322,9 +327,13 @@ class DefaultPreemption(Executor):
         parsed = parse_pdbs(pdbs) if skip and self._incremental_victims else None
         prio = pod.priority
         # the results kept from earlier preemptors with this signature and priority
-        table = (
-            self._reuse_table(prio, pdbs, total) if parsed is not None and self._dry_run_sig is not None else None
-        )
+        table = None
+        if nodes and parsed is not None:
+            if self._dry_run_pods is not None:
+                self._dry_run_sig = self._dry_run_signature(*self._dry_run_pods)
+                self._dry_run_pods = None
+            if self._dry_run_sig is not None:
+                table = self._reuse_table(prio, pdbs, total)
         if table is not None:
             nominated_for = self.handle.nominated_pods_for_node
             uid = pod.uid

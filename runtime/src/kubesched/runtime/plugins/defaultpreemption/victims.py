@@ -5,9 +5,9 @@ a node (``preemption.go``'s pickOneNodeForPreemption, ``util.MoreImportantPod``,
 from __future__ import annotations
 
 import logging
-from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import groupby
 from typing import Any
 
 from kubesched.sdk import LabelSelector, Pod, Status
@@ -194,13 +194,14 @@ def pick_one_node_for_preemption(
 def fit_error_message(num_all_nodes: int, node_to_status: Mapping[str, Status], absent: Status) -> str:
     """framework.FitError.Error() for the preemption diagnosis (no PreFilter/PostFilter message).
 
-    The statuses are counted by identity first: the dry run gives every node without victims
-    the same Status object, so a cluster of such nodes costs one pass over its reasons."""
-    statuses = node_to_status.values()
-    by_id = dict(zip(map(id, statuses), statuses))
+    The statuses are counted by identity, in runs: the dry run gives the nodes without victims
+    the same Status object, in runs of the visiting order, so a cluster of such nodes costs one
+    C-level pass and one pass over the reasons of each run."""
     reasons: dict[str, int] = {}
-    for key, n in Counter(map(id, statuses)).items():
-        for r in by_id[key].reasons:
+    for _, run in groupby(node_to_status.values(), key=id):
+        same = list(run)
+        n = len(same)
+        for r in same[0].reasons:
             reasons[r] = reasons.get(r, 0) + n
     if len(node_to_status) < num_all_nodes:
         for r in absent.reasons:
