@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kubesched.runtime.scheduling import Diagnosis, FitError
+from kubesched.runtime.diagnosis import Diagnosis, FitError
 from kubesched.sdk import Code, Pod, PostFilterResult, Status, hookimpl
 
 

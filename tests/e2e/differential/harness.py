@@ -523,7 +523,8 @@ class Differential:
         active plugin has one, as ``kubesched run`` schedules) on the same snapshot, against
         ``explain`` (the per-node hooks, compared with kube-scheduler): the feasible nodes, the
         host among the top totals, the FailedScheduling message. Differences as text."""
-        from kubesched.runtime.scheduling import FitError, Scheduling, SchedulingError
+        from kubesched.runtime.diagnosis import FitError
+        from kubesched.runtime.scheduling import Scheduling, SchedulingError
         from kubesched.sdk import CycleState, Pod
 
         spec = dict(raw.get("spec") or {})

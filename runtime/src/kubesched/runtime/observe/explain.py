@@ -250,7 +250,7 @@ def explain_pod(framework: Any, snapshot: Any, pod: Pod, *, select: Callable[[li
     chosen as the cycle chooses it (the nominated node first; the feasible nodes it scores, in
     its order; no scores for a single one; a tie broken by the draw its RNG would make, from a
     copy of its state: the RNG itself is not used). ``select`` is then ignored."""
-    from ..scheduling import Diagnosis, FitError
+    from ..diagnosis import Diagnosis, FitError
 
     ex = Explanation(pod=pod.key, profile=framework.profile_name)
     nodes: Sequence[NodeInfo] = snapshot.list()

@@ -43,7 +43,8 @@ from kubesched.sdk import (
 from ..cache import Cache
 from ..framework import Framework, WaitingPodImpl
 from ..queue import SchedulingQueue
-from ..scheduling import Diagnosis, FitError, Scheduling, SchedulingError
+from ..diagnosis import Diagnosis, FitError
+from ..scheduling import Scheduling, SchedulingError
 from .messages import BINDING_DONE, Activate, BindingContext, BindingFailed, Bound
 from .results import Results
 

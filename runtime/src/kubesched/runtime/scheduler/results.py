@@ -16,7 +16,8 @@ from kubesched.sdk import Pod
 from kubesched.sdk._describe import suggest
 from kubesched.sdk._text import cut, quote
 
-from ..scheduling import FitError, ScheduleResult
+from ..diagnosis import FitError
+from ..scheduling import ScheduleResult
 
 __all__ = ["RUN_MAX_RESULTS", "STATUSES", "PodResult", "Results", "gated_message", "status_before_scheduling"]
 

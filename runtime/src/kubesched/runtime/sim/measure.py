@@ -20,7 +20,7 @@ from typing import Any
 from kubesched.sdk import InvalidObjectError, Node, Pod
 
 from ..scheduler.results import Results
-from ..scheduling import FitError
+from ..diagnosis import FitError
 from ..timefmt import rfc3339
 
 __all__ = ["HEATMAP_BUCKETS", "MeasuringResults", "Recorder", "allocation_at_arrived", "series_csv", "summary_row"]
