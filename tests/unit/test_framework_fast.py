@@ -18,10 +18,10 @@ import pytest
 
 from kubesched.runtime.cluster.simulated import SimulatedCluster, apply_defaults
 from kubesched.runtime.config import load_config_data
+from kubesched.runtime.diagnosis import Diagnosis
 from kubesched.runtime.framework.runners import FrameworkImpl
 from kubesched.runtime.registry import Registry
 from kubesched.runtime.scheduler import Scheduler
-from kubesched.runtime.diagnosis import Diagnosis
 from kubesched.runtime.scheduling import Scheduling
 from kubesched.sdk import Code, CycleState, NodeColumns, Pod, PreFilterResult, Status, hookimpl
 from kubesched.testing import make_node, make_pod

@@ -41,9 +41,9 @@ from kubesched.sdk import (
 )
 
 from ..cache import Cache
+from ..diagnosis import Diagnosis, FitError
 from ..framework import Framework, WaitingPodImpl
 from ..queue import SchedulingQueue
-from ..diagnosis import Diagnosis, FitError
 from ..scheduling import Scheduling, SchedulingError
 from .messages import BINDING_DONE, Activate, BindingContext, BindingFailed, Bound
 from .results import Results

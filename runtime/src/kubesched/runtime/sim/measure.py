@@ -19,8 +19,8 @@ from typing import Any
 
 from kubesched.sdk import InvalidObjectError, Node, Pod
 
-from ..scheduler.results import Results
 from ..diagnosis import FitError
+from ..scheduler.results import Results
 from ..timefmt import rfc3339
 
 __all__ = ["HEATMAP_BUCKETS", "MeasuringResults", "Recorder", "allocation_at_arrived", "series_csv", "summary_row"]
