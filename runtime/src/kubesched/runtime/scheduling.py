@@ -16,6 +16,7 @@ from kubesched.sdk.columns import rows_of
 
 from .diagnosis import Diagnosis, FitError, object_array
 from .framework.interface import Framework, NodePluginScores
+from .framework.reuse import same_pods
 from .snapshot import Snapshot
 
 __all__ = [
@@ -355,7 +356,7 @@ class Scheduling:
             else:
                 added = tuple([q for q in nominated_for(name) if q.priority >= prio and q.uid != uid])
                 hit = memo.get(name)
-                if hit is not None and hit[0] == ni.generation and _same_pods(hit[1], added):
+                if hit is not None and hit[0] == ni.generation and same_pods(hit[1], added):
                     st = hit[2]
                 else:
                     st = fwk.run_filter_with_nominated_pods_added(state, pod, ni)
@@ -459,13 +460,6 @@ def _reuse_table(fwk: Framework, kind: str, entries: Sequence[Any], pod: Pod, ep
 
 
 _max = np.maximum.reduce
-
-
-
-
-def _same_pods(a: tuple[Pod, ...], b: tuple[Pod, ...]) -> bool:
-    """The same pod objects in the same order (an updated pod is a new object)."""
-    return len(a) == len(b) and all(x is y for x, y in zip(a, b))
 
 
 def _get(snapshot: Snapshot, name: str) -> NodeInfo | None:

@@ -19,7 +19,7 @@ from kubesched.sdk.points import hook_info
 from .contract import SUCCESS, contract_error, filter_verdict, plugin_error
 from .interface import Entry
 
-__all__ = ["ReuseAndBatch"]
+__all__ = ["ReuseAndBatch", "same_pods"]
 
 log = logging.getLogger("kubesched.framework")
 
@@ -195,3 +195,9 @@ class ReuseAndBatch:
                 k = next(k for k, x in enumerate(got) if type(x) is not int)
                 return contract_error(name, "score_batch", got[k], node=nodes[k].name)
         return got
+
+
+def same_pods(a: tuple[Any, ...], b: tuple[Any, ...]) -> bool:
+    """The same pod objects in the same order (an updated pod is a new object): the nominated
+    pods part of a kept per-node result's key (Filter with nominated pods added, the dry run)."""
+    return len(a) == len(b) and all(x is y for x, y in zip(a, b))

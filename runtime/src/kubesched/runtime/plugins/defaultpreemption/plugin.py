@@ -24,6 +24,7 @@ from kubesched.sdk import (
 )
 from kubesched.sdk.objects import parse_time as _parse_time
 
+from ...framework.reuse import same_pods
 from ...podindex import snapshot_columns
 from .args import DefaultPreemptionArgs
 from .executor import Executor
@@ -348,7 +349,7 @@ class DefaultPreemption(Executor):
                 # the nominated pods Filter adds on this node for this preemptor
                 added = tuple([np_ for np_ in nominated_for(ni.name) if np_.priority >= prio and np_.uid != uid])
                 hit = table.get(ni.name)
-                if hit is not None and hit[0] == ni.generation and hit[2] < now and _same_pods(hit[1], added):
+                if hit is not None and hit[0] == ni.generation and hit[2] < now and same_pods(hit[1], added):
                     victims, num_violations, status = list(hit[3]), hit[4], hit[5]
                 else:
                     victims, num_violations, status = self._select_victims_incremental(state, pod, ni, parsed, now)
@@ -572,11 +573,6 @@ class _DryRunError(Exception):
     def __init__(self, status: Status) -> None:
         super().__init__(status.message)
         self.status = status
-
-
-def _same_pods(a: tuple[Pod, ...], b: tuple[Pod, ...]) -> bool:
-    """The same pod objects in the same order (an updated pod is a new object)."""
-    return len(a) == len(b) and all(x is y for x, y in zip(a, b))
 
 
 def _latest_start(pods: Sequence[Pod], prio: int) -> float | None:
