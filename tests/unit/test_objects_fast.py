@@ -138,6 +138,24 @@ def test_a_malformed_quantity_is_named_as_before() -> None:
                              "expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'")
 
 
+@pytest.mark.parametrize(
+    ("limits", "requests", "message"),
+    [
+        ({"cpu": "1x"}, {"cpu": "1"}, "spec.containers[0].resources.limits.cpu: \"1x\": quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"),
+        ({"memory": "1.2.3"}, {"memory": "1Gi"}, "spec.containers[0].resources.limits.memory: \"1.2.3\": quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"),
+        ({"cpu": "1K"}, {"cpu": "500m"}, "spec.containers[0].resources.limits.cpu: \"1K\": unable to parse quantity's suffix"),
+    ],
+)
+def test_a_malformed_limit_a_request_overrides_is_still_named(limits: dict[str, str], requests: dict[str, str], message: str) -> None:
+    """The request replaces the limit in the sum, but the limit must parse: the pod goes to the
+    exact path, and validate() names the limit as before the integer path."""
+    p = Pod({"metadata": {"name": "p"}, "spec": {"containers": [{"name": "c", "resources": {"limits": limits, "requests": requests}}]}})
+    assert simple_requests(p) is None
+    with pytest.raises(InvalidObjectError) as ei:
+        p.validate()
+    assert str(ei.value) == message
+
+
 def test_a_resized_pod_is_a_new_view_whose_node_requests_read_the_status() -> None:
     pending = {"metadata": {"name": "p", "uid": "u"}, "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}}}]}}
     before = Pod(pending)

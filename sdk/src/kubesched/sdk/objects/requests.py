@@ -249,6 +249,11 @@ def simple_requests(pod: Pod) -> tuple[dict[str, int], int, int] | None:
             if req:
                 if type(req) is not ReadOnlyDict:
                     return None
+                # a limit a request overrides is not summed, but it must still parse: the exact
+                # path parses it (and validate() names it when it does not)
+                for k, v in lim.items():
+                    if k in req and whole(v) is None:
+                        return None
                 cr = {**lim, **req}
             else:
                 cr = lim
