@@ -4,11 +4,18 @@ lower or equal priority (``handle.nominated_pods_for_node``)."""
 
 from __future__ import annotations
 
-from collections.abc import KeysView
+from collections.abc import Iterable, KeysView
 
 from kubesched.sdk import Pod
 
-__all__ = ["Nominator"]
+__all__ = ["Nominator", "filter_adds"]
+
+
+def filter_adds(nominated: Iterable[Pod], pod: Pod) -> tuple[Pod, ...]:
+    """The nominated pods Filter adds to a node for ``pod`` (addGENominatedPods): those of equal or
+    higher priority, ``pod`` itself aside, in the nominator's order."""
+    prio, uid = pod.priority, pod.uid
+    return tuple([p for p in nominated if p.priority >= prio and p.uid != uid])
 
 
 class Nominator:

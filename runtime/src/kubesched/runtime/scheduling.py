@@ -17,6 +17,7 @@ from kubesched.sdk.columns import rows_of
 from .diagnosis import Diagnosis, FitError, object_array
 from .framework.interface import Framework, NodePluginScores
 from .framework.reuse import same_pods
+from .nominator import filter_adds
 from .snapshot import Snapshot
 
 __all__ = [
@@ -327,17 +328,14 @@ class Scheduling:
         services = fwk.services
         assert services is not None
         index, n = cols.index, cols.n
-        prio, uid = pod.priority, pod.uid
         nominated_for = services.nominated_pods_for_node
         tried: list[tuple[int, int, str]] = []
         for name in list(nominated_nodes()):
             row = index.get(name)
             if row is None:
                 continue  # not in this cycle's snapshot: Filter never sees it
-            for np_ in nominated_for(name):
-                if np_.priority >= prio and np_.uid != uid:
-                    tried.append(((row - start) % n, row, name))
-                    break
+            if filter_adds(nominated_for(name), pod):
+                tried.append(((row - start) % n, row, name))
         if not tried:
             return rot, pos
         tried.sort()
@@ -354,12 +352,12 @@ class Scheduling:
             if memo is None:
                 st = fwk.run_filter_with_nominated_pods_added(state, pod, ni)
             else:
-                added = tuple([q for q in nominated_for(name) if q.priority >= prio and q.uid != uid])
+                added = filter_adds(nominated_for(name), pod)
                 hit = memo.get(name)
                 if hit is not None and hit[0] == ni.generation and same_pods(hit[1], added):
                     st = hit[2]
                 else:
-                    st = fwk.run_filter_with_nominated_pods_added(state, pod, ni)
+                    st = fwk.run_filter_with_nominated_pods_added(state, pod, ni, added)
                     if st is None or st.code is not error:
                         memo[name] = (ni.generation, added, st)
             if st is None:

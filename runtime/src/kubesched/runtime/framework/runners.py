@@ -28,6 +28,7 @@ from kubesched.sdk import (
 )
 from kubesched.sdk.points import HOOKS
 
+from ..nominator import filter_adds
 from .columns import ColumnRunners
 from .contract import (
     SUCCESS,
@@ -277,23 +278,21 @@ class FrameworkImpl(ScoreRunners, ReuseAndBatch, ColumnRunners):
         status = self.run_filter_with_nominated_pods_added(state, pod, node_info)
         return status if status is not None else self.run_filter_plugins(state, pod, node_info, entries)
 
-    def run_filter_with_nominated_pods_added(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+    def run_filter_with_nominated_pods_added(self, state: CycleState, pod: Pod, node_info: NodeInfo, added: Sequence[Pod] | None = None) -> Status | None:
         """The first run of RunFilterPluginsWithNominatedPods: Filter on copies of the node and
         the state with the pods nominated there of equal or higher priority (not ``pod``) added,
         each through the AddPod extensions. Its status when it does not succeed (that decides
         the node); None when no such pod is nominated there or it succeeds (the run without
-        them decides)."""
-        services = self.services
-        nominated = services.nominated_pods_for_node(node_info.name) if services is not None else []
-        if not nominated:
-            return None
-        prio, uid = pod.priority, pod.uid
-        higher = [p for p in nominated if p.priority >= prio and p.uid != uid]
-        if not higher:
+        them decides). ``added``: :func:`~..nominator.filter_adds` of the node when the caller
+        has it."""
+        if added is None:
+            services = self.services
+            added = filter_adds(services.nominated_pods_for_node(node_info.name), pod) if services is not None else ()
+        if not added:
             return None
         ni_out = node_info.clone()
         state_out = state.clone()
-        for np in higher:
+        for np in added:
             ni_out.add_pod(np)
             st = self.run_pre_filter_extension_add_pod(state_out, pod, np, ni_out)
             if not st.is_success():

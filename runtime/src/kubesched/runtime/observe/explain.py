@@ -25,6 +25,7 @@ from kubesched.sdk._text import printable
 
 from ..framework.contract import contract_error, plugin_error, split_result
 from ..framework.runners import no_common_nodes
+from ..nominator import filter_adds
 
 __all__ = ["Explanation", "explain_pod", "render_explanation", "verdict"]
 
@@ -191,7 +192,7 @@ def _with_nominated(framework: Any, state: CycleState, pod: Pod, ni: NodeInfo) -
     """RunFilterPluginsWithNominatedPods' first pass for one node: the node and the cycle state
     with the pods nominated to it of equal or higher priority added (and AddPod's status), or
     None when there are none."""
-    higher = [p for p in framework.services.nominated_pods_for_node(ni.name) if p.priority >= pod.priority and p.uid != pod.uid]
+    higher = filter_adds(framework.services.nominated_pods_for_node(ni.name), pod)
     if not higher:
         return None
     ni_out = ni.clone()

@@ -25,6 +25,7 @@ from kubesched.sdk import (
 from kubesched.sdk.objects import parse_time as _parse_time
 
 from ...framework.reuse import same_pods
+from ...nominator import filter_adds
 from ...podindex import snapshot_columns
 from .args import DefaultPreemptionArgs
 from .executor import Executor
@@ -337,7 +338,6 @@ class DefaultPreemption(Executor):
                 table = self._reuse_table(prio, pdbs, total)
         if table is not None:
             nominated_for = self.handle.nominated_pods_for_node
-            uid = pod.uid
             # the one "now" of this dry run's victims' order (pods that have not started)
             now = self._now()
         #: the nodes tried before the search stops: (name, status; None for a candidate)
@@ -347,7 +347,7 @@ class DefaultPreemption(Executor):
         for k, ni in enumerate(nodes):
             if table is not None and parsed is not None:
                 # the nominated pods Filter adds on this node for this preemptor
-                added = tuple([np_ for np_ in nominated_for(ni.name) if np_.priority >= prio and np_.uid != uid])
+                added = filter_adds(nominated_for(ni.name), pod)
                 hit = table.get(ni.name)
                 if hit is not None and hit[0] == ni.generation and hit[2] < now and same_pods(hit[1], added):
                     victims, num_violations, status = list(hit[3]), hit[4], hit[5]
