@@ -217,8 +217,11 @@ class ColumnRunners:
 
 def _used_codes(sel: NDArray[Any], statuses: Any) -> list[int]:
     """The distinct codes of ``sel`` (none is 0), ascending: counted with bincount when they
-    index a list of statuses (a few values), np.unique otherwise (negative codes, a dict)."""
-    if statuses.__class__ is list and int(_max(sel)) < len(statuses):
+    are few values (they index a list of statuses, or a mapping's are below
+    ``_BINCOUNT_MAX``, as NodeResourcesFit's bit codes), np.unique otherwise (negative codes,
+    large ones)."""
+    top = int(_max(sel))
+    if top < (len(statuses) if statuses.__class__ is list else _BINCOUNT_MAX):
         try:
             return _flatnonzero(np.bincount(sel)).tolist()  # type: ignore[no-any-return]
         except (TypeError, ValueError):  # a negative code, uint64
@@ -241,6 +244,8 @@ _count_nonzero = np.count_nonzero
 _max = np.maximum.reduce
 _min = np.minimum.reduce
 _INT64 = np.dtype(np.int64)
+#: codes of a mapping of statuses below this are counted with bincount (an array this long)
+_BINCOUNT_MAX = 1 << 12
 _NDARRAY = np.ndarray
 
 

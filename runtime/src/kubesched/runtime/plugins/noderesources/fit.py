@@ -526,6 +526,9 @@ class Fit:
         #: the DeviceClass resolver of handle.objects (Go's draManager.DeviceClassResolver());
         #: None without the feature or without object access (Go's nil draManager)
         self.resolver = dra_resolver(self.features, handle)
+        #: filter_columns' statuses by the matrix's resource names: a code's Status is made
+        #: once, not once per pod (statuses are shared as the per-node reuse table shares them)
+        self._column_statuses: dict[tuple[str, ...], _Statuses] = {}
 
     # PreFilter / Filter ------------------------------------------------------------------------
     @hookimpl
@@ -639,7 +642,10 @@ class Fit:
             u = np.greater(qa, m.alloc)
             u &= insufficient
             codes |= np.logical_or.reduce(u, axis=0).astype(dtype) << shifts[r]
-        return codes, _Statuses(m.names)
+        table = self._column_statuses.get(m.names)
+        if table is None:
+            table = self._column_statuses[m.names] = _Statuses(m.names)
+        return codes, table
 
     # PreScore / Score --------------------------------------------------------------------------
     @hookimpl
