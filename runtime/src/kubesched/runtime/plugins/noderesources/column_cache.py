@@ -79,6 +79,8 @@ class ResourceMatrix:
         self.version = columns.version
         if not changed:
             return True
+        # a few rows (one per pod assumed or bound since): scalar reads and writes (numpy's
+        # fancy indexing with a list costs more than the loop)
         alloc, free = self.alloc, self.free
         cm = self._cpu_mem
         for j, name in enumerate(self.names):
@@ -89,7 +91,7 @@ class ResourceMatrix:
                 alloc[j, i] = ai
                 free[j, i] = ai - r[i]
         if cm is not None:
-            if alloc[1:3, changed].all():
+            if all(alloc[1, i] and alloc[2, i] for i in changed):
                 nz_cpu, nz_mem = columns.non_zero_requested("cpu"), columns.non_zero_requested("memory")
                 r_cpu, r_mem = columns.requested("cpu"), columns.requested("memory")
                 for i in changed:
@@ -103,7 +105,9 @@ class ResourceMatrix:
                 self._cpu_mem = None
         elif self._cpu_mem_built:
             self._cpu_mem_built = False  # maybe every node has cpu and memory now
-        self.generations[changed] = gens[changed]
+        mine = self.generations
+        for i in changed:
+            mine[i] = gens[i]
         return True
 
     def cpu_mem(self) -> NDArray[np.int64] | None:
