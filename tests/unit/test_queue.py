@@ -721,3 +721,61 @@ def test_in_flight_events_are_dropped_once_no_pod_is_in_flight():
     q.move_all_to_active_or_backoff(NODE_ADD)
     q.done(qpi.pod.uid)
     assert q._in_flight_events == []
+
+
+POD_DELETE = ClusterEvent(EventResource.ASSIGNED_POD.value, ActionType.DELETE)
+
+
+def test_gated_pod_moves_on_its_gating_plugins_event_by_its_other_rejectors_hints():
+    """movePodsToActiveOrBackoffQueue for a gated pod (v1.36, what asynchronous preemption
+    relies on): an event the gating plugin registers is asked of all the pod's rejectors'
+    hints (the gating plugin is one since runPreEnqueuePlugin): DefaultPreemption's Pod/Delete
+    hint is Skip, NodeResourcesFit's Queue, so the pod moves and PreEnqueue runs again; an event
+    the gating plugin does not register never moves it, whatever the other hints say."""
+    holding = {"on": False}
+    calls: list[str] = []
+
+    def pre_enqueue(pod: Pod) -> Status:
+        calls.append(pod.name)
+        if holding["on"]:
+            return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, "waiting for the preemption for this pod to be finished", plugin="DefaultPreemption")
+        return Status()
+
+    events = {
+        "DefaultPreemption": [ClusterEventWithHint(ClusterEvent(EventResource.POD.value, ActionType.DELETE), lambda p, o, n: QueueingHint.SKIP)],
+        "NodeResourcesFit": [ClusterEventWithHint(ClusterEvent(EventResource.POD.value, ActionType.DELETE), None), ClusterEventWithHint(NODE_ADD, None)],
+    }
+    q, clock = _queue(events, pre_enqueue=pre_enqueue, initial_backoff=0.0, max_backoff=0.0)
+    q.add(_pod("preemptor"))
+    qpi = q.pop()
+    q.requeue_failed(qpi, Status.unschedulable("Insufficient cpu"), {"NodeResourcesFit"})
+    holding["on"] = True
+    assert q.move_all_to_active_or_backoff(POD_DELETE) == 0  # Fit queues it; PreEnqueue holds it
+    assert qpi.gating_plugin == "DefaultPreemption"
+    assert qpi.unschedulable_plugins == {"NodeResourcesFit", "DefaultPreemption"}
+    assert q.pending() == {"active": 0, "backoff": 0, "unschedulable": 0, "gated": 1}
+    holding["on"] = False
+    calls.clear()
+    assert q.move_all_to_active_or_backoff(NODE_ADD) == 0  # not DefaultPreemption's event
+    assert calls == []
+    assert q.move_all_to_active_or_backoff(POD_DELETE) == 1
+    assert calls == ["preemptor"]
+    assert q.pop().pod.name == "preemptor"
+
+
+def test_gated_pod_whose_rejectors_all_skip_the_event_stays():
+    """The gating plugin's event matches but every rejector's hint is Skip: no move, no
+    PreEnqueue call."""
+    calls: list[str] = []
+
+    def pre_enqueue(pod: Pod) -> Status:
+        calls.append(pod.name)
+        return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, "held", plugin="Gate")
+
+    events = {"Gate": [ClusterEventWithHint(NODE_ADD, lambda p, o, n: QueueingHint.SKIP)]}
+    q, _clock = _queue(events, pre_enqueue=pre_enqueue)
+    q.add(_pod("p"))
+    calls.clear()
+    assert q.move_all_to_active_or_backoff(NODE_ADD) == 0
+    assert calls == []
+    assert q.pending()["gated"] == 1

@@ -23,7 +23,17 @@ from kubesched.runtime.plugins.defaultpreemption import (
 )
 from kubesched.runtime.registry import Registry
 from kubesched.runtime.scheduler import Scheduler
-from kubesched.sdk import ArgsError, Code, CycleState, NodeInfo, Pod, Status, hookimpl
+from kubesched.sdk import (
+    ActionType,
+    ArgsError,
+    Code,
+    CycleState,
+    NodeInfo,
+    Pod,
+    QueueingHint,
+    Status,
+    hookimpl,
+)
 from kubesched.testing import build_plugin, make_handle, make_node, make_pod
 
 NEG, LOW, MID, HIGH, VERY_HIGH = -100, 0, 100, 1000, 10000
@@ -532,8 +542,15 @@ def test_filter_pods_with_pdb_violation_counts_budget() -> None:
     assert [p.name for p in violating] == ["p1", "p2"]
 
 
-def test_events_to_register_is_empty() -> None:
-    assert build_plugin(DefaultPreemption, None, make_handle()).events_to_register() == []
+def test_events_to_register() -> None:
+    """EventsToRegister with SchedulerAsyncPreemption: Pod/Delete, whose hint is always Skip
+    (isPodSchedulableAfterPodDeletion); nothing with the gate off."""
+    pl = build_plugin(DefaultPreemption, None, make_handle())
+    (ewh,) = pl.events_to_register()
+    assert (ewh.event.resource, ewh.event.action) == ("Pod", ActionType.DELETE)
+    assert ewh.hint(Pod(PREEMPTOR), Pod(pod("v")), None) is QueueingHint.SKIP
+    pl._async_preemption = False
+    assert pl.events_to_register() == []
 
 
 # --- Executor (v1.36 executor_test.go): PreemptPod, prepareCandidate, clearing nominations -------
@@ -683,16 +700,90 @@ PREPARE_CANDIDATE_CASES = [
 @pytest.mark.parametrize("victims, stored, failing, want_error, want_actions, want_events", PREPARE_CANDIDATE_CASES)
 def test_prepare_candidate(victims: list[dict[str, Any]], stored: list[dict[str, Any]], failing: list[str],
                            want_error: str | None, want_actions: list[tuple[str, str]], want_events: list[str]) -> None:
-    """The cases with SchedulerAsyncPreemption off, whose status PostFilter returns."""
+    """The cases with SchedulerAsyncPreemption off (prepareCandidate), whose status PostFilter
+    returns."""
     fail = {"fail_delete": tuple(failing)} if want_error == "delete pod failed" else {"fail_patch": tuple(failing)}
     pl, h, rec = executor_setup(stored, **fail)
-    st = pl.prepare_candidate(Candidate("node1", [Pod(v) for v in victims]), Pod(PREEMPTOR))
+    pl._async_preemption = False
+    st = pl.actuate_pod_preemption(Candidate("node1", [Pod(v) for v in victims]), Pod(PREEMPTOR))
     if want_error is None:
         assert st.is_success(), st
     else:
         assert (st.code, st.message) == (Code.ERROR, want_error)
     assert rec.actions == want_actions
     assert [n for n, _ in _preempted_notes(h)] == want_events
+    assert h.activated == []
+
+
+@pytest.mark.parametrize("victims, stored, failing, want_error, want_actions, want_events", PREPARE_CANDIDATE_CASES)
+def test_prepare_candidate_async(victims: list[dict[str, Any]], stored: list[dict[str, Any]], failing: list[str],
+                                 want_error: str | None, want_actions: list[tuple[str, str]], want_events: list[str]) -> None:
+    """The same cases with SchedulerAsyncPreemption (v1.36's default): PostFilter succeeds at
+    once; the eviction runs on ``handle.run_async`` with the preemptor marked as preempting
+    (held at PreEnqueue); afterwards it is not, and a failed eviction activates the preemptor
+    (expectedActivatedPods)."""
+    fail = {"fail_delete": tuple(failing)} if want_error == "delete pod failed" else {"fail_patch": tuple(failing)}
+    pl, h, rec = executor_setup(stored, **fail)
+    later: list[Any] = []
+    h.run_async = later.append
+    preemptor = Pod(PREEMPTOR)
+    assert pl.actuate_pod_preemption(Candidate("node1", [Pod(v) for v in victims]), preemptor).is_success()
+    # the preempting set is written before the work is handed over
+    to_delete = [v for v in victims if not v["metadata"].get("deletionTimestamp")]
+    assert pl._preempting == ({"p"} if to_delete else set())
+    assert pl.pre_enqueue(preemptor) == (
+        Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, "waiting for the preemption for this pod to be finished") if to_delete else None
+    )
+    assert rec.actions == []
+    for fn in later:
+        fn()
+    assert pl._preempting == set() and pl._last_victims == {}
+    assert pl.pre_enqueue(preemptor) is None
+    assert rec.actions == want_actions
+    assert [n for n, _ in _preempted_notes(h)] == want_events
+    assert [p.name for p in h.activated] == (["p"] if want_error else [])
+
+
+def test_async_preemption_holds_the_preemptor_until_its_last_victim_is_being_deleted() -> None:
+    """TestIsPodRunningPreemption: while the last victim's eviction runs, the preemptor is held
+    only while that victim is still in the pod lister without a deletion timestamp."""
+    stored = [_victim("victim1"), _victim("victim2")]
+    pl, h, rec = executor_setup(stored)
+    seen: list[tuple[str, Any]] = []
+
+    class Watching:
+        """The object client, asking PreEnqueue about the preemptor before each write."""
+
+        def __getattr__(self, attr: str) -> Any:
+            return getattr(rec, attr)
+
+        def delete(self, api_version: str, kind: str, name: str, namespace: str | None = None) -> None:
+            seen.append((name, pl.pre_enqueue(Pod(PREEMPTOR))))
+            rec.delete(api_version, kind, name, namespace)
+            seen.append((name + " gone", pl.pre_enqueue(Pod(PREEMPTOR))))
+
+    h._objects = Watching()
+    held = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, "waiting for the preemption for this pod to be finished")
+    assert pl.actuate_pod_preemption(Candidate("node1", [Pod(v) for v in stored]), Pod(PREEMPTOR)).is_success()
+    assert seen == [("victim1", held), ("victim1 gone", held), ("victim2", held), ("victim2 gone", None)]
+    assert pl._preempting == set()
+
+
+@pytest.mark.parametrize("preempting, last, stored, want", [
+    pytest.param(set(), {}, [], False, id="preemptor not in preemptingSet"),
+    pytest.param(set(), {"p": ("default", "victim1")}, [], False, id="preemptor not in preemptingSet, lastVictimSet not empty"),
+    pytest.param({"p"}, {"otherPod": ("default", "victim1")}, [], True, id="preemptor in preemptingSet, no lastVictim for preemptor"),
+    pytest.param({"p"}, {"p": ("default", "victim1")}, [], False, id="preemptor in preemptingSet, victim in lastVictimSet, not in PodLister"),
+    pytest.param({"p"}, {"p": ("default", "victim1")}, [_victim("victim1"), _victim("victim2")], True,
+                 id="preemptor in preemptingSet, victim in lastVictimSet and in PodLister"),
+    pytest.param({"p"}, {"p": ("default", "victim-deleted")}, [_victim("victim1"), _victim("victim-deleted", deleting=True)], False,
+                 id="preemptor in preemptingSet, victim in lastVictimSet and in PodLister with deletion timestamp"),
+])
+def test_is_pod_running_preemption(preempting: set[str], last: dict[str, tuple[str, str]], stored: list[dict[str, Any]], want: bool) -> None:
+    """TestIsPodRunningPreemption (executor_test.go)."""
+    pl, _h, _rec = executor_setup(stored)
+    pl._preempting, pl._last_victims = set(preempting), dict(last)
+    assert pl.is_pod_running_preemption("p") is want
 
 
 def _nominated_pod(name: str, prio: int, node: str = "node1") -> Pod:
@@ -708,10 +799,19 @@ def test_prepare_candidate_clears_lower_priority_nominations_first() -> None:
     low, same = _nominated_pod("low", LOW), _nominated_pod("same", HIGH)
     pl, h, rec = executor_setup([_victim("victim1"), low.raw, same.raw])
     h.nominated["node1"] = [low, same]
-    assert pl.prepare_candidate(Candidate("node1", [Pod(_victim("victim1"))]), Pod(PREEMPTOR)).is_success()
+    assert pl.actuate_pod_preemption(Candidate("node1", [Pod(_victim("victim1"))]), Pod(PREEMPTOR)).is_success()
     assert rec.actions == [("patch", "low"), ("patch", "victim1"), ("delete", "victim1")]
     assert h.objects.get("v1", "Pod", "low", "default")["status"].get("nominatedNodeName") is None
     assert h.objects.get("v1", "Pod", "same", "default")["status"]["nominatedNodeName"] == "node1"
+
+
+def test_prepare_candidate_sync_clears_nominations_after_the_victims() -> None:
+    """prepareCandidate (the gate off) evicts the victims first, then clears nominations."""
+    low = _nominated_pod("low", LOW)
+    pl, h, rec = executor_setup([_victim("victim1"), low.raw])
+    h.nominated["node1"] = [low]
+    assert pl.prepare_candidate(Candidate("node1", [Pod(_victim("victim1"))]), Pod(PREEMPTOR)).is_success()
+    assert rec.actions == [("patch", "victim1"), ("delete", "victim1"), ("patch", "low")]
 
 
 def test_prepare_candidate_does_not_patch_an_already_cleared_nomination() -> None:
@@ -719,7 +819,7 @@ def test_prepare_candidate_does_not_patch_an_already_cleared_nomination() -> Non
     cleared = Pod(pod("cleared", prio=LOW))
     pl, h, rec = executor_setup([_victim("victim1"), cleared.raw])
     h.nominated["node1"] = [cleared]
-    assert pl.prepare_candidate(Candidate("node1", [Pod(_victim("victim1"))]), Pod(PREEMPTOR)).is_success()
+    assert pl.actuate_pod_preemption(Candidate("node1", [Pod(_victim("victim1"))]), Pod(PREEMPTOR)).is_success()
     assert rec.actions == [("patch", "victim1"), ("delete", "victim1")]
 
 
@@ -730,7 +830,7 @@ def test_prepare_candidate_all_victims_terminating_does_nothing() -> None:
     v = _victim("v", deleting=True)
     pl, h, rec = executor_setup([v, low.raw])
     h.nominated["node1"] = [low]
-    assert pl.prepare_candidate(Candidate("node1", [Pod(v)]), Pod(PREEMPTOR)).is_success()
+    assert pl.actuate_pod_preemption(Candidate("node1", [Pod(v)]), Pod(PREEMPTOR)).is_success()
     assert rec.actions == []
     assert _preempted_notes(h) == []
 

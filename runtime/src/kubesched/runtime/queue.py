@@ -270,6 +270,8 @@ class SchedulingQueue:
             qpi.gating_plugin = ""
             return True
         qpi.gating_plugin = st.plugin or "PreEnqueue"
+        # runPreEnqueuePlugin: the gating plugin is one of the pod's rejectors from now on
+        qpi.unschedulable_plugins.add(qpi.gating_plugin)
         return False
 
     def _park_gated(self, qpi: QueuedPodInfo, event: str) -> None:
@@ -480,14 +482,14 @@ class SchedulingQueue:
         for qpi in list(self._unschedulable.values()):
             if precheck is not None and not precheck(qpi.pod):
                 continue
-            if qpi.gating_plugin:
-                if not self._worth(qpi, event, old, new, {qpi.gating_plugin}):
-                    continue
-                if self._move_to_active(qpi, label):
-                    moved += 1
-                continue
             unsched, pending = qpi.unschedulable_plugins, qpi.pending_plugins
-            if unsched or pending:
+            if qpi.gating_plugin:
+                # an event its gating plugin does not register never moves a gated pod (nor does
+                # a wildcard one); one it does is asked of all its rejectors' hints, as for any
+                # other pod
+                if not self._registers(qpi, event):
+                    continue
+            elif unsched or pending:
                 d = deaf.get(qpi.pod.scheduler_name)
                 if d is not None and unsched <= d and pending <= d:
                     continue  # what _strategy finds: no plugin of the pod's may react ("skip")
@@ -580,6 +582,12 @@ class SchedulingQueue:
                         self._hint_failed(plugin, event, e)
                         return True
         return False
+
+    def _registers(self, qpi: QueuedPodInfo, event: ClusterEvent) -> bool:
+        """MatchAnyClusterEvent(event, GatingPluginEvents): the pod's gating plugin registered
+        an event that matches (a plugin without EnqueueExtensions registers every event)."""
+        evs = self._events.get(qpi.pod.scheduler_name, {}).get(qpi.gating_plugin)
+        return evs is None or any(ewh.event.matches(event) for ewh in evs)
 
     def _hint_failed(self, plugin: str, event: ClusterEvent, e: Exception) -> None:
         """A queueing hint raised: the pod is queued (QUEUE), as kube-scheduler does; logged at

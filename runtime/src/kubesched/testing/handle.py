@@ -4,7 +4,7 @@ unit tests do with a fake framework handle)."""
 from __future__ import annotations
 
 import inspect
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -66,6 +66,8 @@ class TestHandle:
         self._recorder = _Recorder()
         self.waiting_pods: dict[str, WaitingPod] = {}
         self.nominated: dict[str, list[Pod]] = {}
+        #: the pods handed to :meth:`activate`, in order
+        self.activated: list[Pod] = []
         self.framework: Any = None
 
     @property
@@ -105,6 +107,14 @@ class TestHandle:
 
     def nominated_pods_for_node(self, node_name: str) -> list[Pod]:
         return list(self.nominated.get(node_name, []))
+
+    def run_async(self, fn: Callable[[], None]) -> None:
+        """Runs ``fn`` at once (assign a list's ``append`` to run it later, by hand)."""
+        fn()
+
+    def activate(self, pods: Iterable[Pod]) -> None:
+        """Records the pods (``handle.activated``)."""
+        self.activated.extend(pods)
 
     def _fw(self) -> Any:
         if self.framework is None:

@@ -8,7 +8,7 @@ framework's own runners (preemption uses them to re-run Filter with pods removed
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
@@ -198,6 +198,17 @@ class Handle(Protocol):
 
     def nominated_pods_for_node(self, node_name: str) -> list[Pod]:
         """Pods nominated to run on the node (by preemption) but not bound yet."""
+        ...
+
+    def run_async(self, fn: Callable[[], None]) -> None:
+        """Run ``fn`` off the scheduling loop: on the binding workers on a real cluster, at once
+        (in the caller) on the simulated cluster, so simulations stay reproducible. For API
+        calls whose result the cycle does not wait for (DefaultPreemption's evictions)."""
+        ...
+
+    def activate(self, pods: Iterable[Pod]) -> None:
+        """Move these pods, if they wait in the queue (unschedulable or backing off), to the
+        active queue (kube-scheduler's ``Handle.Activate``); callable from any thread."""
         ...
 
     # runners, as kube-scheduler's PluginsRunner ------------------------------------------------

@@ -38,6 +38,10 @@ class FrameworkServices:
     add_timer: Callable[[float, Callable[[], None]], None] = lambda _d, _c: None
     tracer: Any = None
     metrics: Any = None
+    #: runs work off the scheduling loop (the binding workers; at once on the simulated cluster)
+    run_async: Callable[[Callable[[], None]], None] = lambda fn: fn()
+    #: moves pods waiting in the queue to activeQ (any thread)
+    activate: Callable[[list[Pod]], None] = lambda _pods: None
 
 
 class FrameworkHandle:
@@ -84,6 +88,17 @@ class FrameworkHandle:
 
     def nominated_pods_for_node(self, node_name: str) -> list[Pod]:
         return self._s.nominated_pods_for_node(node_name)
+
+    def run_async(self, fn: Callable[[], None]) -> None:
+        self._s.run_async(fn)
+
+    def activate(self, pods: Iterable[Pod]) -> None:
+        self._s.activate(list(pods))
+
+    @property
+    def metrics(self) -> Any:
+        """The scheduler's metrics (``observe.metrics.Metrics``), or None (runtime plugins)."""
+        return self._s.metrics
 
     def filter_signature(self, state: CycleState, pod: Pod) -> tuple[Any, ...] | None:
         """``pod``'s signature (``sign_pod``) for the Filter plugins ``state``'s cycle runs (not

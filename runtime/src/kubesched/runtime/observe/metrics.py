@@ -115,11 +115,6 @@ class Metrics:
     def plugin(self, plugin: str, point: str, status: str, seconds: float) -> None:
         self._child(self.plugin_duration, plugin, point, status).observe(seconds)
 
-    def preemption(self, victims: int) -> None:
-        self.preemption_attempts.inc()
-        if victims:
-            self.preemption_victims.observe(victims)
-
     def exposition(self) -> bytes:
         return generate_latest(self.registry)
 

@@ -233,10 +233,9 @@ class Cycles:
             # the node names matter only for nodes absent from the diagnosis
             all_nodes = self.cache.update_snapshot().list()
             statuses = fe.diagnosis.post_filter_statuses([ni.name for ni in all_nodes] if fe.diagnosis.absent_status is not None else ())
-            deletions = self.objects.pod_deletions
             r, st = fw.run_post_filter(state, pod, statuses)
             if self.metrics is not None and "DefaultPreemption" in fw.points.get("postFilter", []):
-                self.metrics.preemption(self.objects.pod_deletions - deletions)
+                self.metrics.preemption_attempts.inc()  # the victims: DefaultPreemption's executor
             if st.code is Code.ERROR:
                 log.error("PostFilter of %s failed: %s", pod.key, st.message)
             fe.diagnosis.ran_post_filter(st)

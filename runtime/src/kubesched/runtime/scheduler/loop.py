@@ -113,6 +113,8 @@ class Scheduler:
             add_timer=self._add_timer_threadsafe,
             tracer=tracer,
             metrics=metrics,
+            run_async=self._run_async,
+            activate=self._activate_threadsafe,
         )
         for profile in config.profiles:
             fw = Framework.build(profile, registry, services, source=config.source)
@@ -198,6 +200,12 @@ class Scheduler:
 
     def _on_permit_done(self, wp: WaitingPodImpl, status: Status) -> None:
         self._post(PermitDone(wp, status))
+
+    def _run_async(self, fn: Callable[[], None]) -> None:
+        self._executor.submit(fn)
+
+    def _activate_threadsafe(self, pods: list[Pod]) -> None:
+        self._post(Activate(pods))
 
     # what the frameworks ask ------------------------------------------------------------------
     def _pre_enqueue(self, pod: Pod) -> Status:

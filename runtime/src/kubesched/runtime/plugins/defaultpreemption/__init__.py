@@ -41,22 +41,28 @@ What is ported:
   ``(in kube-scheduler memory).``. A victim that was no longer waiting, and any other victim, gets
   the ``DisruptionTarget`` condition and is deleted (a victim already gone is skipped without an
   event). A ``Preempted`` event is recorded on each victim.
-* Lower-priority pods nominated to the node have their nomination cleared; this happens first,
-  then the victims are evicted, and nothing is done when every victim is already being deleted:
-  the order and the early return of ``prepareCandidateAsync``, the path v1.36 takes by default.
+* Asynchronous preemption (``SchedulerAsyncPreemption``, beta and on by default since 1.33):
+  PostFilter returns the nomination at once and ``prepareCandidateAsync``'s work runs on
+  ``handle.run_async`` (the binding workers on a real cluster; at once, in the caller, on the
+  simulated cluster, which keeps simulations reproducible): lower-priority pods nominated to the
+  node have their nomination cleared, every victim but the last is evicted (stopping at the first
+  error), then the last one while it is registered as pending; nothing is done when every victim
+  is already being deleted. Meanwhile PreEnqueue holds the preemptor (``waiting for the
+  preemption for this pod to be finished``, ``IsPodRunningPreemption``: not once its last victim
+  is gone or being deleted); EventsToRegister is Pod/Delete with a Skip hint, so the pod's other
+  rejectors' hints decide when it moves (the queue's gated-pod rule of v1.36). A failed eviction
+  is logged and the preemptor is activated. The synchronous ``prepareCandidate`` (the gate off:
+  victims first, then the nominations; a failure is PostFilter's Error) is kept behind the
+  private switch ``_async_preemption``, for Go's test tables.
 
 Differences, and why:
 
 * The random offset of ``GetOffsetAndNumCandidates`` (``rand.Int31n``) comes from a plugin-local
   ``random.Random`` seeded with 0 (the Handle has no RNG), so simulations are reproducible; tests
   may replace :attr:`DefaultPreemption.get_offset_rand` as Go's tests replace ``getOffsetRand``.
-* Asynchronous preemption (``SchedulerAsyncPreemption``, beta and on by default since 1.33) only
-  changes when the evictions happen: victims are evicted within the PostFilter call, so the
-  preemptor needs no PreEnqueue hold (Go's PreEnqueue ``waiting for the preemption for this pod
-  to be finished``) and no requeue events of its own (EventsToRegister returns nothing, as Go
-  with the gate off). The victims, the nominated node, the events and the messages are the same.
-  One consequence differs: an eviction that fails with an API error fails this PostFilter (an
-  Error, no nomination), where Go's goroutine logs it and moves the preemptor to the active queue.
+* The lower-priority pods nominated to the node are read when the eviction is handed over, on
+  the scheduling loop (the queue's nominator belongs to it); Go's goroutine reads them as its
+  first step. Victims of one preemptor are evicted one after another (Go: in parallel).
 * A victim in its PreBind phase is deleted through the API: v1.36 cancels such a victim's binding
   cycle in memory (``GetPodInPreBind``), which needs a cancellable binding cycle kubesched's
   scheduler does not have.

@@ -1,9 +1,18 @@
 """Executor (``pkg/scheduler/framework/preemption/executor.go``, new in 1.36): the eviction of
-the chosen candidate's victims, done before PostFilter returns (see the package's docstring)."""
+the chosen candidate's victims.
+
+With v1.36's default ``SchedulerAsyncPreemption`` the eviction runs off the scheduling loop
+(:meth:`Executor.prepare_candidate_async`, Go's ``prepareCandidateAsync``): PostFilter returns
+the nomination at once, the API calls go to ``handle.run_async`` (the binding workers on a real
+cluster; at once, in the caller, on the simulated cluster), and the preemptor is held at
+PreEnqueue until they are done (:meth:`Executor.is_pod_running_preemption`). The synchronous
+``prepareCandidate`` (the gate off) is :meth:`Executor.prepare_candidate`."""
 
 from __future__ import annotations
 
 import logging
+import threading
+from collections.abc import Sequence
 from typing import Any
 
 from kubesched.sdk import ObjectNotFound, Pod, Status
@@ -16,11 +25,22 @@ log = logging.getLogger("kubesched.runtime.plugins.defaultpreemption")
 
 
 class Executor:
-    """PreemptPod and prepareCandidate, mixed into the plugin (which gives ``handle`` and
-    ``name``)."""
+    """PreemptPod, prepareCandidate(Async) and IsPodRunningPreemption, mixed into the plugin
+    (which gives ``handle`` and ``name`` and calls :meth:`_init_executor`)."""
 
     handle: Any
     name: str
+    #: Private switch (Go's ``SchedulerAsyncPreemption``, on by default): False evicts within
+    #: PostFilter (Go's ``prepareCandidate``), whose failure is PostFilter's Error.
+    _async_preemption = True
+
+    def _init_executor(self) -> None:
+        self._mu = threading.Lock()
+        #: preemptors whose eviction runs (Go's ``preempting``)
+        self._preempting: set[str] = set()
+        #: preemptor uid -> (namespace, name) of its last victim while that one is evicted
+        #: (Go's ``lastVictimsPendingPreemption``)
+        self._last_victims: dict[str, tuple[str, str]] = {}
 
     def preempt_pod(self, c: Candidate, preemptor: Pod, victim: Pod) -> None:
         """Executor.PreemptPod: preempt a waiting victim in memory, otherwise mark and delete it."""
@@ -56,26 +76,118 @@ class Executor:
                 return
         h.event_recorder.event(victim.raw, "Normal", "Preempted", "Preempting", event_message, preemptor.raw)
 
-    def prepare_candidate(self, c: Candidate, pod: Pod) -> Status:
-        """Executor.prepareCandidateAsync's work, done before PostFilter returns: clear the
-        nomination of lower-priority pods nominated to the node, then evict the victims; nothing
-        when every victim is already being deleted (graceful deletion started)."""
-        h = self.handle
-        victims = [v for v in c.victims if v.deletion_timestamp is None]
-        if not victims:
+    def actuate_pod_preemption(self, c: Candidate, pod: Pod) -> Status:
+        """actuatePodPreemption: evict ``c``'s victims for ``pod``, off the loop by default."""
+        if self._async_preemption:
+            self.prepare_candidate_async(c, pod)
             return Status.success()
-        # lower-priority pods nominated to this node may no longer fit: clear their nomination
-        for np in h.nominated_pods_for_node(c.name) or ():
-            if np.priority >= pod.priority or not np.nominated_node_name:
-                continue
+        return self.prepare_candidate(c, pod)
+
+    def _observe_victims(self, c: Candidate) -> None:
+        metrics = getattr(self.handle, "metrics", None)
+        if metrics is not None:
+            metrics.preemption_victims.observe(len(c.victims))
+
+    def _lower_priority_nominated(self, node_name: str, pod: Pod) -> list[Pod]:
+        """getLowerPriorityNominatedPods: pods of lower priority than ``pod`` nominated to the
+        node (a pod whose nomination is already cleared needs no write)."""
+        return [np for np in self.handle.nominated_pods_for_node(node_name) or () if np.priority < pod.priority and np.nominated_node_name]
+
+    def _clear_nominations(self, pods: Sequence[Pod]) -> bool:
+        """clearNominatedNodeName; False when a write failed (logged: not critical, as in Go)."""
+        ok = True
+        for np in pods:
             try:
-                h.objects.patch("v1", "Pod", np.name, {"status": {"nominatedNodeName": None}}, np.namespace, subresource="status")
-            except Exception as e:  # not critical, as in Go
+                self.handle.objects.patch("v1", "Pod", np.name, {"status": {"nominatedNodeName": None}}, np.namespace, subresource="status")
+            except Exception as e:
                 log.warning("Cannot clear 'NominatedNodeName' field of %s: %s", np.key, e)
-        for victim in victims:
+                ok = False
+        return ok
+
+    def prepare_candidate(self, c: Candidate, pod: Pod) -> Status:
+        """prepareCandidate (``SchedulerAsyncPreemption`` off): evict the victims not already
+        being deleted (Go in parallel, here in order, stopping at the first error, which is
+        the returned status), then clear the nomination of lower-priority pods nominated to
+        the node."""
+        self._observe_victims(c)
+        for victim in c.victims:
+            if victim.deletion_timestamp is not None:
+                continue
             try:
                 self.preempt_pod(c, pod, victim)
             except Exception as e:
                 log.error("Tried to preempt pod %s for %s: %s", victim.key, pod.key, e)
                 return Status.from_exception(e)
+        self._clear_nominations(self._lower_priority_nominated(c.name, pod))
         return Status.success()
+
+    def prepare_candidate_async(self, c: Candidate, pod: Pod) -> None:
+        """prepareCandidateAsync: nothing when every victim is already being deleted; else the
+        preemptor is marked as preempting (held at PreEnqueue) and ``handle.run_async`` runs
+        :meth:`_evict`. The lower-priority pods nominated to the node are read here, on the
+        scheduling loop (the queue's nominator belongs to it), where Go's goroutine reads them
+        first thing."""
+        victims = [v for v in c.victims if v.deletion_timestamp is None]
+        if not victims:
+            return
+        self._observe_victims(c)
+        nominated = self._lower_priority_nominated(c.name, pod)
+        with self._mu:
+            self._preempting.add(pod.uid)
+        run_async = getattr(self.handle, "run_async", None)
+        if run_async is None:  # a handle without workers: at once
+            self._evict(c, pod, victims, nominated)
+        else:
+            run_async(lambda: self._evict(c, pod, victims, nominated))
+
+    def _evict(self, c: Candidate, pod: Pod, victims: list[Pod], nominated: list[Pod]) -> None:
+        """The goroutine of prepareCandidateAsync: clear the nominations, evict every victim but
+        the last (stopping at the first error), then the last one while it is registered as
+        pending; then the preemptor is no longer preempting, and after any error it is
+        activated (it may sit in the unschedulable pods with every event ignored)."""
+        ok = True
+        try:
+            ok = self._clear_nominations(nominated)
+            preempt_last = True
+            for victim in victims[:-1]:
+                try:
+                    self.preempt_pod(c, pod, victim)
+                except Exception as e:
+                    log.error("Error occurred during async preemption of %s for %s: %s", victim.key, pod.key, e)
+                    ok = preempt_last = False
+                    break
+            if preempt_last:
+                last = victims[-1]
+                with self._mu:
+                    self._last_victims[pod.uid] = (last.namespace, last.name)
+                try:
+                    self.preempt_pod(c, pod, last)
+                except Exception as e:
+                    log.error("Error occurred during async preemption of the last victim %s for %s: %s", last.key, pod.key, e)
+                    ok = False
+        finally:
+            with self._mu:
+                self._preempting.discard(pod.uid)
+                self._last_victims.pop(pod.uid, None)
+            if not ok:
+                activate = getattr(self.handle, "activate", None)
+                if activate is not None:
+                    activate([pod])
+
+    def is_pod_running_preemption(self, uid: str) -> bool:
+        """IsPodRunningPreemption: the preemptor's eviction runs, unless only its last victim
+        is left and that one is gone or being deleted (its delete event may reach the queue
+        before the eviction returns)."""
+        if uid not in self._preempting:  # the usual case, without the lock
+            return False
+        with self._mu:
+            if uid not in self._preempting:
+                return False
+            last = self._last_victims.get(uid)
+        if last is None:
+            return True
+        try:
+            victim = self.handle.objects.get("v1", "Pod", last[1], last[0])
+        except ObjectNotFound:
+            return False
+        return not (victim.get("metadata") or {}).get("deletionTimestamp")

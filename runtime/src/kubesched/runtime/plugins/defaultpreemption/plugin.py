@@ -12,13 +12,18 @@ from typing import Any
 import numpy as np
 
 from kubesched.sdk import (
+    ActionType,
+    ClusterEvent,
+    ClusterEventWithHint,
     Code,
     CycleState,
+    EventResource,
     NodeColumns,
     NodeInfo,
     ObjectNotFound,
     Pod,
     PostFilterResult,
+    QueueingHint,
     Status,
     hookimpl,
 )
@@ -97,12 +102,23 @@ class DefaultPreemption(Executor):
         #: (state, the pod PreFilter ran with, the latest pod) while :meth:`preempt` runs the
         #: dry run and the signature is not computed yet
         self._dry_run_pods: tuple[CycleState, Pod, Pod] | None = None
+        self._init_executor()
 
     # -- hooks ----------------------------------------------------------------------------------
     @hookimpl
+    def pre_enqueue(self, pod: Pod) -> Status | None:
+        """Hold a preemptor while its victims are evicted (asynchronous preemption)."""
+        if self.is_pod_running_preemption(pod.uid):
+            return Status.unresolvable("waiting for the preemption for this pod to be finished")
+        return None
+
+    @hookimpl
     def events_to_register(self) -> list[Any]:
-        # Go registers events only with SchedulerAsyncPreemption, which is not ported (see above).
-        return []
+        if not self._async_preemption:
+            return []  # PreEnqueue never holds a pod
+        # a held preemptor may be let in after some pods' deletion; whether it is, is for the
+        # plugins that rejected it to say (they are among its rejectors), hence Skip here
+        return [ClusterEventWithHint(ClusterEvent(EventResource.POD.value, ActionType.DELETE), _skip)]
 
     @hookimpl
     def post_filter(self, state: CycleState, pod: Pod, filtered_node_status: Mapping[str, Status]) -> Any:
@@ -195,7 +211,7 @@ class DefaultPreemption(Executor):
             return None, Status.unschedulable("no candidate node for preemption")
 
         # 5) preparation
-        st = self.prepare_candidate(best, pod)
+        st = self.actuate_pod_preemption(best, pod)
         if not st.is_success():
             return None, st
         return PostFilterResult(best.name), Status.success()
@@ -599,3 +615,8 @@ def _sorted(pods: Sequence[Pod], less: Callable[[Pod, Pod], bool]) -> list[Pod]:
         return -1 if less(a, b) else (1 if less(b, a) else 0)
 
     return sorted(pods, key=functools.cmp_to_key(cmp))
+
+
+def _skip(pod: Any, old: Any, new: Any) -> QueueingHint:
+    """isPodSchedulableAfterPodDeletion: always Skip."""
+    return QueueingHint.SKIP
