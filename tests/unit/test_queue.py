@@ -779,3 +779,29 @@ def test_gated_pod_whose_rejectors_all_skip_the_event_stays():
     assert q.move_all_to_active_or_backoff(NODE_ADD) == 0
     assert calls == []
     assert q.pending()["gated"] == 1
+
+
+def test_activate_gated_by_runs_pre_enqueue_again_only_for_that_plugins_pods():
+    """handle.recheck_gated (DefaultPreemption once a preemptor's eviction is over): a pod that
+    plugin gates runs PreEnqueue again and enters activeQ when it passes; a pod another plugin
+    gates, or an unschedulable pod waiting for an event, stays where it is."""
+    holding = {"DefaultPreemption": True, "Gate": True}
+
+    def pre_enqueue(pod: Pod) -> Status:
+        plugin = pod.annotations.get("gate", "")
+        if plugin and holding[plugin]:
+            return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, "held", plugin=plugin)
+        return Status()
+
+    q, _clock = _queue({}, pre_enqueue=pre_enqueue)
+    held = make_pod().name("held").uid("held").scheduler_name("test").annotation("gate", "DefaultPreemption").pod()
+    other = make_pod().name("other").uid("other").scheduler_name("test").annotation("gate", "Gate").pod()
+    q.add(held)
+    q.add(other)
+    q.add(_pod("waiting"))
+    q.requeue_failed(q.pop(), Status.unschedulable("no"), {"F"})
+    assert q.pending() == {"active": 0, "backoff": 0, "unschedulable": 1, "gated": 2}
+    holding["DefaultPreemption"] = holding["Gate"] = False
+    q.activate([held, other, _pod("waiting")], gated_by="DefaultPreemption")
+    assert q.pending() == {"active": 1, "backoff": 0, "unschedulable": 1, "gated": 1}
+    assert q.pop().pod.name == "held"

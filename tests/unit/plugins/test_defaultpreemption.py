@@ -742,6 +742,8 @@ def test_prepare_candidate_async(victims: list[dict[str, Any]], stored: list[dic
     assert rec.actions == want_actions
     assert [n for n, _ in _preempted_notes(h)] == want_events
     assert [p.name for p in h.activated] == (["p"] if want_error else [])
+    # a preemptor held at PreEnqueue meanwhile is looked at again once the eviction succeeded
+    assert [(p.name, plugin) for p, plugin in h.rechecked] == ([] if want_error or not to_delete else [("p", "DefaultPreemption")])
 
 
 def test_async_preemption_holds_the_preemptor_until_its_last_victim_is_being_deleted() -> None:

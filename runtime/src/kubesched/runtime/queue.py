@@ -445,11 +445,16 @@ class SchedulingQueue:
                         return True
         return False
 
-    def activate(self, pods: Iterable[Pod]) -> None:
-        """Move these pods (if waiting in backoff or unschedulable) to activeQ."""
+    def activate(self, pods: Iterable[Pod], *, gated_by: str = "") -> None:
+        """Move these pods (if waiting in backoff or unschedulable) to activeQ; with
+        ``gated_by``, only those that plugin gates at PreEnqueue, which runs again."""
         for p in pods:
             uid = p.uid
             qpi = self._unschedulable.get(uid)
+            if gated_by:
+                if qpi is not None and qpi.gating_plugin == gated_by:
+                    self._move_to_active(qpi, "ForceActivate")
+                continue
             if qpi is not None:
                 self._move_to_active(qpi, "ForceActivate")
                 continue

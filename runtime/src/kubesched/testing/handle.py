@@ -68,6 +68,8 @@ class TestHandle:
         self.nominated: dict[str, list[Pod]] = {}
         #: the pods handed to :meth:`activate`, in order
         self.activated: list[Pod] = []
+        #: (pod, plugin) handed to :meth:`recheck_gated`, in order
+        self.rechecked: list[tuple[Pod, str]] = []
         self.framework: Any = None
 
     @property
@@ -115,6 +117,10 @@ class TestHandle:
     def activate(self, pods: Iterable[Pod]) -> None:
         """Records the pods (``handle.activated``)."""
         self.activated.extend(pods)
+
+    def recheck_gated(self, pods: Iterable[Pod], plugin: str) -> None:
+        """Records the pods and the plugin (``handle.rechecked``)."""
+        self.rechecked.extend((p, plugin) for p in pods)
 
     def _fw(self) -> Any:
         if self.framework is None:

@@ -42,6 +42,8 @@ class FrameworkServices:
     run_async: Callable[[Callable[[], None]], None] = lambda fn: fn()
     #: moves pods waiting in the queue to activeQ (any thread)
     activate: Callable[[list[Pod]], None] = lambda _pods: None
+    #: runs PreEnqueue again for those of the pods a plugin gates (any thread)
+    recheck_gated: Callable[[list[Pod], str], None] = lambda _pods, _plugin: None
 
 
 class FrameworkHandle:
@@ -94,6 +96,11 @@ class FrameworkHandle:
 
     def activate(self, pods: Iterable[Pod]) -> None:
         self._s.activate(list(pods))
+
+    def recheck_gated(self, pods: Iterable[Pod], plugin: str) -> None:
+        """Run PreEnqueue again for those of ``pods`` that ``plugin`` holds at PreEnqueue (a
+        hold the plugin lifted without a cluster event; runtime plugins only)."""
+        self._s.recheck_gated(list(pods), plugin)
 
     @property
     def metrics(self) -> Any:

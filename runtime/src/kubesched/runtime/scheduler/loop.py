@@ -115,6 +115,7 @@ class Scheduler:
             metrics=metrics,
             run_async=self._run_async,
             activate=self._activate_threadsafe,
+            recheck_gated=self._recheck_gated_threadsafe,
         )
         for profile in config.profiles:
             fw = Framework.build(profile, registry, services, source=config.source)
@@ -207,6 +208,9 @@ class Scheduler:
     def _activate_threadsafe(self, pods: list[Pod]) -> None:
         self._post(Activate(pods))
 
+    def _recheck_gated_threadsafe(self, pods: list[Pod], plugin: str) -> None:
+        self._post(Activate(pods, plugin))
+
     # what the frameworks ask ------------------------------------------------------------------
     def _pre_enqueue(self, pod: Pod) -> Status:
         fw = self.frameworks.get(pod.scheduler_name)
@@ -258,7 +262,7 @@ class Scheduler:
         self.cycles.binding_failed(msg.ctx, msg.status)
 
     def _on_activate(self, msg: Activate) -> None:
-        self.queue.activate(msg.pods)
+        self.queue.activate(msg.pods, gated_by=msg.gated_by)
 
     def _on_binding_done(self, _msg: BindingDone) -> None:
         self.cycles.inflight -= 1

@@ -72,9 +72,12 @@ class BindingFailed(NamedTuple):
 
 
 class Activate(NamedTuple):
-    """Pods a plugin asked to activate (CycleState.pods_to_activate) in a binding cycle."""
+    """Pods a plugin asked to activate (CycleState.pods_to_activate in a binding cycle, or
+    ``handle.activate``); with ``gated_by``, only those gated at PreEnqueue by that plugin,
+    whose PreEnqueue runs again (``handle.recheck_gated``)."""
 
     pods: list[Pod]
+    gated_by: str = ""
 
 
 class BindingDone(NamedTuple):

@@ -169,10 +169,19 @@ class Executor:
             with self._mu:
                 self._preempting.discard(pod.uid)
                 self._last_victims.pop(pod.uid, None)
+            h = self.handle
             if not ok:
-                activate = getattr(self.handle, "activate", None)
+                activate = getattr(h, "activate", None)
                 if activate is not None:
                     activate([pod])
+            else:
+                # kubesched: a preemptor held at PreEnqueue meanwhile is let go now. Go waits
+                # for the next pod deletion, which never comes when the victims' deletions were
+                # seen while it was held (victims another preemptor had already evicted: "Victim
+                # Pod is already deleted") and no pod is deleted after: the pod would wait forever.
+                recheck = getattr(h, "recheck_gated", None)
+                if recheck is not None:
+                    recheck([pod], self.name)
 
     def is_pod_running_preemption(self, uid: str) -> bool:
         """IsPodRunningPreemption: the preemptor's eviction runs, unless only its last victim
