@@ -593,6 +593,132 @@ def _short_frame(frame: str) -> str:
     return f"{name} ({path})" if path else name
 
 
+class ServerProfile(threading.Thread):
+    """kube-apiserver's CPU profile over a run's window: back-to-back
+    ``/debug/pprof/profile?seconds=CHUNK`` fetches with the admin client (profiling is on by
+    default), the chunks begun before the window's end merged by ``go tool pprof -proto``; the
+    top functions (flat and cumulative) from ``go tool pprof -top``."""
+
+    def __init__(self, cp: ControlPlane, out: Path, chunk: int = 2) -> None:
+        super().__init__(name="apiserver-profile", daemon=True)
+        self.url = f"{cp.url}/debug/pprof/profile?seconds={chunk}"
+        self.ctx = cp._ssl_context()
+        self.out = out
+        self.chunk = chunk
+        self.chunks: list[tuple[float, Path]] = []
+        self.error = ""
+        self.stop_evt = threading.Event()
+
+    def run(self) -> None:
+        while not self.stop_evt.is_set():
+            t0 = time.time()
+            try:
+                with urllib.request.urlopen(self.url, context=self.ctx, timeout=self.chunk + 60) as r:
+                    data = r.read()
+            except Exception as e:
+                self.error = str(e)
+                return
+            path = self.out.with_name(f"{self.out.name}.{len(self.chunks):03d}")
+            path.write_bytes(data)
+            self.chunks.append((t0, path))
+
+    def stop(self, t_end: float, top: int = 25) -> dict[str, Any]:
+        self.stop_evt.set()
+        self.join(self.chunk + 60)
+        keep = [str(p) for t, p in self.chunks if t < t_end]
+        res: dict[str, Any] = {"file": str(self.out), "chunks": len(keep), "chunk_s": self.chunk, "error": self.error}
+        go = shutil.which("go")
+        if not keep or go is None:
+            res["error"] = res["error"] or ("go not found: chunks kept, not merged" if keep else "no profile")
+            return res
+        with open(self.out, "wb") as f:
+            p = subprocess.run([go, "tool", "pprof", "-proto", *keep], stdout=f, stderr=subprocess.PIPE, text=False, timeout=300)
+        if p.returncode != 0:
+            res["error"] = p.stderr.decode(errors="replace")[-500:]
+            return res
+        p2 = subprocess.run([go, "tool", "pprof", "-top", f"-nodecount={top}", str(self.out)], capture_output=True, text=True, timeout=300)
+        res["flat"], res["total_s"] = parse_pprof_top(p2.stdout)
+        p3 = subprocess.run([go, "tool", "pprof", "-traces", str(self.out)], capture_output=True, text=True, timeout=300)
+        res["areas"] = pprof_areas(p3.stdout)
+        return res
+
+
+#: Where kube-apiserver's CPU goes, by a frame anywhere in the stack (areas overlap; a sample
+#: counts in every area it matches).
+APISERVER_AREAS: list[tuple[str, str]] = [
+    ("client certificate checks (crypto/x509, per request)", r"^crypto/x509\."),
+    ("TLS handshakes", r"^crypto/tls\..*[hH]andshake"),
+    ("TLS reads and writes", r"^crypto/tls\.\(\*Conn\)\.(Read|Write)$"),
+    ("JSON encode", r"serializer/json\.\(\*Serializer\)\.(Encode|doEncode)$"),
+    ("JSON decode", r"serializer/json\.\(\*Serializer\)\.Decode$"),
+    ("protobuf encode", r"serializer/protobuf\.\(\*Serializer\)\.(Encode|doEncode)$"),
+    ("protobuf decode", r"serializer/protobuf\.\(\*Serializer\)\.Decode$"),
+    ("watch cache and watchers", r"storage/cacher\.\(\*(cacheWatcher|watchCache|Cacher)\)|endpoints/handlers\.\(\*WatchServer\)"),
+    ("etcd client (storage/etcd3)", r"apiserver/pkg/storage/etcd3\."),
+    ("managed fields", r"util/managedfields"),
+    ("admission", r"apiserver/pkg/admission"),
+    ("audit", r"apiserver/pkg/audit"),
+    ("GC background marking", r"^runtime\.gcBgMarkWorker$"),
+]
+
+
+def pprof_areas(traces: str) -> dict[str, float]:
+    """Seconds per APISERVER_AREAS row from ``go tool pprof -traces`` output (one block per
+    stack: its value on the first line, then one frame a line)."""
+    import re
+
+    pats = [(label, re.compile(rx)) for label, rx in APISERVER_AREAS]
+    out = dict.fromkeys((label for label, _ in APISERVER_AREAS), 0.0)
+    value: float | None = None
+    frames: list[str] = []
+
+    def flush() -> None:
+        if value:
+            for label, rx in pats:
+                if any(rx.search(f) for f in frames):
+                    out[label] += value
+
+    for line in traces.splitlines():
+        if line.startswith("-----------+"):
+            flush()
+            value, frames = None, []
+            continue
+        f = line.split()
+        if value is None and len(f) >= 2 and _go_seconds(f[0]) is not None and line[:1] == " ":
+            value = _go_seconds(f[0])
+            frames.append(" ".join(f[1:]))
+        elif value is not None and f:
+            frames.append(" ".join(f))
+    flush()
+    return {k: round(v, 3) for k, v in out.items()}
+
+
+def parse_pprof_top(text: str) -> tuple[list[tuple[float, float, str]], float | None]:
+    """``go tool pprof -top`` output -> [(flat s, cum s, function)], total sampled seconds."""
+    total = None
+    rows: list[tuple[float, float, str]] = []
+    for line in text.splitlines():
+        if "Total samples =" in line:
+            total = _go_seconds(line.split("Total samples =", 1)[1].split()[0])
+            continue
+        f = line.split()
+        if len(f) >= 6 and f[1].endswith("%") and f[4].endswith("%"):
+            flat, cum = _go_seconds(f[0]), _go_seconds(f[3])
+            if flat is not None and cum is not None:
+                rows.append((flat, cum, " ".join(f[5:])))
+    return rows, total
+
+
+def _go_seconds(v: str) -> float | None:
+    for unit, per_s in (("ms", 1e3), ("us", 1e6), ("µs", 1e6), ("min", 1 / 60), ("s", 1.0)):
+        if v.endswith(unit):
+            try:
+                return float(v[: -len(unit)]) / per_s
+            except ValueError:
+                return None
+    return None
+
+
 class CpuSampler(threading.Thread):
     """CPU seconds of some processes every ``interval`` s, so that a run that ends on a quiet
     period (no bind for ``--quiet`` s) can be counted up to its last bind."""
@@ -664,6 +790,7 @@ def live_run(assets: Path, size: tuple[int, int], qps: float, burst: int, which:
                 raise RuntimeError(f"init pod creation failed: {r['first_error']}")
         obs = Observer(run.cp, w.namespace, m)
         req0: collections.Counter[str] = collections.Counter()
+        exec0: tuple[float, float] | None = None
         if create == "before":
             # pods first; the window (and the CPU count) starts when the scheduler is started
             rec["creator"] = run.loadgen("pods", m, **pods_kw)
@@ -674,6 +801,8 @@ def live_run(assets: Path, size: tuple[int, int], qps: float, burst: int, which:
                 raise RuntimeError(f"pod watch did not start: {obs.error}")
             with contextlib.suppress(Exception):
                 req0 = request_counts(Api(run.cp))
+            with contextlib.suppress(Exception):
+                exec0 = mutating_executing(Api(run.cp))
             t_start = time.time()
             srv = {"kube-apiserver": run.pid("kube-apiserver"), "etcd": run.pid("etcd")}
             srv_cpu0 = {k: proc_cpu(v) if v else None for k, v in srv.items()}
@@ -689,12 +818,19 @@ def live_run(assets: Path, size: tuple[int, int], qps: float, burst: int, which:
             time.sleep(1.0)
             with contextlib.suppress(Exception):
                 req0 = request_counts(Api(run.cp))
+            with contextlib.suppress(Exception):
+                exec0 = mutating_executing(Api(run.cp))
             pids = {"scheduler": proc.pid, "kube-apiserver": run.pid("kube-apiserver"), "etcd": run.pid("etcd")}
             cpu0 = {k: proc_cpu(v) if v else None for k, v in pids.items()}
             spy = PySpy(proc.pid, run.workdir / "logs" / "py-spy", a.py_spy_rate) if profile else None
             t_start = time.time()
         sampler = CpuSampler(pids)
         sampler.start()
+        srv_prof = ServerProfile(run.cp, run.workdir / "logs" / "apiserver.cpu.pb.gz") if getattr(a, "apiserver_profile", False) else None
+        if srv_prof is not None:
+            with contextlib.suppress(Exception):
+                (run.workdir / "logs" / "metrics-start.txt").write_text(metrics_text(Api(run.cp)))
+            srv_prof.start()
         creator: subprocess.Popen[str] | None = None
         if create == "during":
             creator = subprocess.Popen(run.loadgen_cmd("pods", m, **pods_kw), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=_set_pdeathsig)
@@ -708,6 +844,12 @@ def live_run(assets: Path, size: tuple[int, int], qps: float, burst: int, which:
             t_end = obs.last_bind
             cpu1 = sampler.at(t_end) or cpu1
         rec["ended"] = ended
+        with contextlib.suppress(Exception):
+            rec["mutating_executing"] = average_executing(exec0, mutating_executing(Api(run.cp)))
+        if srv_prof is not None:
+            with contextlib.suppress(Exception):
+                (run.workdir / "logs" / "metrics-end.txt").write_text(metrics_text(Api(run.cp)))
+            rec["apiserver_profile"] = srv_prof.stop(t_end)
         with contextlib.suppress(Exception):
             d = request_counts(Api(run.cp))
             d.subtract(req0)
@@ -787,6 +929,41 @@ def live_run(assets: Path, size: tuple[int, int], qps: float, burst: int, which:
                 shutil.copytree(run.workdir / "logs", dst, dirs_exist_ok=True)
         run.close()
     return rec
+
+
+def metrics_text(api: Api) -> str:
+    req = urllib.request.Request(api.cp.url + "/metrics", headers={"Accept": "text/plain"})
+    with urllib.request.urlopen(req, context=api.ctx, timeout=60) as r:
+        return str(r.read().decode(errors="replace"))
+
+
+_EXECUTING = 'apiserver_flowcontrol_read_vs_write_current_requests_{}{{phase="executing",request_kind="mutating"}}'
+
+
+def mutating_executing(api: Api) -> tuple[float, float] | None:
+    """(sum, count) of API Priority and Fairness' sampled histogram of mutating requests
+    executing, as a fraction of the server's limit (one observation per nanosecond): the
+    difference of two readings over their count difference is the average fraction between them."""
+    return parse_executing(metrics_text(api))
+
+
+def parse_executing(text: str) -> tuple[float, float] | None:
+    """``mutating_executing``'s (sum, count) from a /metrics text; None when it is not there."""
+    vals: dict[str, float] = {}
+    for raw in text.splitlines():
+        for part in ("sum", "count"):
+            key = _EXECUTING.format(part)
+            if raw.startswith(key + " "):
+                vals[part] = float(raw[len(key) + 1 :])
+    return (vals["sum"], vals["count"]) if len(vals) == 2 else None
+
+
+def average_executing(e0: tuple[float, float] | None, e1: tuple[float, float] | None, limit: int = 200) -> float | None:
+    """Mutating requests executing on average between two ``mutating_executing`` readings
+    (``limit``: kube-apiserver's --max-mutating-requests-inflight, 200 by default)."""
+    if e0 is None or e1 is None or e1[1] <= e0[1]:
+        return None
+    return limit * (e1[0] - e0[0]) / (e1[1] - e0[1])
 
 
 def request_counts(api: Api) -> collections.Counter[str]:
@@ -953,6 +1130,8 @@ LIVE_FIGURES: list[tuple[str, tuple[str, ...], int, float]] = [
     ("scheduler peak RSS (MiB)", ("peak_rss",), 0, 1 / 2**20),
     ("apiserver CPU in window (s)", ("cpu_window_s", "kube-apiserver"), 2, 1),
     ("etcd CPU in window (s)", ("cpu_window_s", "etcd"), 2, 1),
+    ("apiserver CPU ms per API request (all clients)", ("_apiserver_per_request",), 2, 1),
+    ("mutating requests executing in the API server, average (all clients)", ("mutating_executing",), 2, 1),
     ("scheduler + apiserver + etcd CPU ms per pod", ("_machine_per_pod",), 2, 1),
     ("the most pods/s the machine's cores carry at that CPU per pod", ("_cores_bound",), 0, 1),
     ("pods bound / created", ("_bound",), 0, 1),
@@ -984,6 +1163,9 @@ def live_value(r: dict[str, Any] | None, path: tuple[str, ...], scale: float) ->
         if r.get("events_total") is None:
             return None
         return f"{(r.get('requests') or {}).get('POST events', 0)} / {r['events_total']}"
+    if path == ("_apiserver_per_request",):
+        reqs, c = r.get("requests"), _g(r, "cpu_window_s", "kube-apiserver")
+        return 1000 * c / sum(reqs.values()) if reqs and c is not None else None
     if path == ("_req_per_pod",):
         reqs = r.get("requests")
         if not reqs or not r.get("bound"):
@@ -1055,6 +1237,28 @@ def ceiling_lines(c: dict[str, Any]) -> list[str]:
               f"the watch delivered {be.get('watch_events', '–')} events; apiserver {api_s:.1f} s + etcd {etcd_s:.1f} s CPU in {be['seconds']:.1f} s, {per} per pair, "
               f"{(api_s + etcd_s) / be['seconds']:.2f} cores; client CPU {be['cpu_s']:.1f} s{bound}). With the machine as loaded as it was then (load average above), no scheduler that binds each pod and writes its Event in the run "
               "can schedule faster than this (one that writes its Events later can bind faster for a while, up to the bind rate); a scheduler running beside the server takes cores from it."]
+    return L
+
+
+def apiserver_profile_lines(ks: dict[str, Any] | None, py: dict[str, Any] | None) -> list[str]:
+    """With --apiserver-profile: kube-apiserver's sampled CPU by area and its top functions."""
+    pa, pb = _g(ks, "apiserver_profile") or {}, _g(py, "apiserver_profile") or {}
+    if not pa.get("areas") and not pb.get("areas"):
+        return [f"- kube-apiserver CPU profile: {p.get('error')}" for p in (pa, pb) if p.get("error")]
+    L = ["kube-apiserver's CPU profile over the window (pprof, `--apiserver-profile`; seconds of CPU whose stack holds a frame of that area; areas overlap):", ""]
+    L.append("| area | kube-scheduler | kubesched | difference |")
+    L.append("|---|---:|---:|---:|")
+    va, vb = pa.get("total_s"), pb.get("total_s")
+    L.append(f"| all samples | {fmt(va, 2)} | {fmt(vb, 2)} | {fmt(vb - va, 2) if va is not None and vb is not None else ''} |")
+    for label, _ in APISERVER_AREAS:
+        va, vb = (pa.get("areas") or {}).get(label), (pb.get("areas") or {}).get(label)
+        L.append(f"| {label} | {fmt(va, 2)} | {fmt(vb, 2)} | {fmt(vb - va, 2) if va is not None and vb is not None else ''} |")
+    L.append("")
+    L.append("| kube-scheduler run: flat s | function | kubesched run: flat s | function |")
+    L.append("|---:|---|---:|---|")
+    for ra, rb in itertools.zip_longest((pa.get("flat") or [])[:12], (pb.get("flat") or [])[:12]):
+        L.append(f"| {fmt(ra[0], 2) if ra else ''} | {'`' + ra[2] + '`' if ra else ''} | {fmt(rb[0], 2) if rb else ''} | {'`' + rb[2] + '`' if rb else ''} |")
+    L.append("")
     return L
 
 
@@ -1161,6 +1365,7 @@ def render(results: list[dict[str, Any]], meta: dict[str, Any]) -> str:
                     top = ", ".join(f"{k} {v:,}" for k, v in list(reqs.items())[:8])
                     L.append(f"- API requests during the {name} run (all clients, from apiserver_request_total): {top}")
             L.append("")
+            L.extend(apiserver_profile_lines(ks, py))
             for name, r in (("kube-scheduler", ks), ("kubesched", py)):
                 if r and (r.get("timed_out") or r.get("observer_error") or _g(r, "creator", "errors")):
                     L.append(f"- {name}: timed out={r.get('timed_out')}, observer: {r.get('observer_error') or 'ok'}, creator errors: {_g(r, 'creator', 'errors')} {_g(r, 'creator', 'first_error') or ''}")
@@ -1306,6 +1511,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--py-spy", action="store_true", help="one extra kubesched run per size (last qps setting) with py-spy attached; top functions in the report")
     ap.add_argument("--py-spy-rate", type=int, default=100)
     ap.add_argument("--profile-only", action="store_true", help="with --py-spy: only the profiling run (no ceiling, no measured runs)")
+    ap.add_argument("--apiserver-profile", action="store_true", help="record kube-apiserver's CPU profile over each run's window (pprof, 2 s chunks; `go` on PATH merges them): top functions in the report, the profile in the run's logs (--keep-logs)")
     ap.add_argument("--kubesched-v", type=int, default=None, help="kubesched -v (default: its own default)")
     ap.add_argument("--workdir", default=None, help="scratch dir (default: a temp dir, removed at the end)")
     ap.add_argument("--keep-logs", action="store_true", help="copy each run's logs into WORKDIR/logs/")
