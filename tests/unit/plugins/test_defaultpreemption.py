@@ -1115,3 +1115,18 @@ def test_subclass_overriding_is_preemption_allowed_takes_the_copying_path() -> N
     assert not pl._skips_nodes_without_victims()
     got, statuses, _ = pl.dry_run_preemption(CycleState(), Pod(_PREEMPTOR), list(h.snapshot().list()), [], 0, 1)
     assert [(c.name, [p.name for p in c.victims]) for c in got] == [("node1", ["hi"])] and statuses == {}
+
+
+def test_async_preemption_leaves_a_held_preemptor_to_its_victims_delete_event() -> None:
+    """The last victim is still in the pod lister when the eviction ends (here: a waiting pod
+    preempted in memory; on a cluster: a delete whose watch event has not arrived): no recheck,
+    the event that removes it moves the preemptor as in Go; once it is gone, PreEnqueue lets the
+    preemptor in."""
+    v = _victim("v")
+    pl, h, rec = executor_setup([v])
+    done: list[Status] = []
+    h.waiting_pods["v"] = _waiting(v, done)
+    assert pl.actuate_pod_preemption(Candidate("node1", [Pod(v)]), Pod(PREEMPTOR)).is_success()
+    assert rec.actions == [] and [st.code for st in done] == [Code.ERROR]
+    assert h.rechecked == [] and h.activated == []
+    assert pl.pre_enqueue(Pod(PREEMPTOR)) is None

@@ -174,11 +174,14 @@ class Executor:
                 activate = getattr(h, "activate", None)
                 if activate is not None:
                     activate([pod])
-            else:
-                # kubesched: a preemptor held at PreEnqueue meanwhile is let go now. Go waits
-                # for the next pod deletion, which never comes when the victims' deletions were
-                # seen while it was held (victims another preemptor had already evicted: "Victim
-                # Pod is already deleted") and no pod is deleted after: the pod would wait forever.
+            elif self._victim_gone(victims[-1].namespace, victims[-1].name):
+                # kubesched: a preemptor held at PreEnqueue meanwhile is looked at again now that
+                # its last victim is out of the informer's cache (so is its delete event out of
+                # the informer: the cycle will see the node without it). Go waits for the next
+                # pod deletion, which never comes when the victims' deletions were seen while it
+                # was held (victims another preemptor had already evicted: "Victim Pod is
+                # already deleted") and no pod is deleted after: it would wait forever. A victim
+                # still cached has its delete event to come, which moves the pod as in Go.
                 recheck = getattr(h, "recheck_gated", None)
                 if recheck is not None:
                     recheck([pod], self.name)
@@ -195,8 +198,12 @@ class Executor:
             last = self._last_victims.get(uid)
         if last is None:
             return True
+        return not self._victim_gone(*last)
+
+    def _victim_gone(self, namespace: str, name: str) -> bool:
+        """The victim is out of the pod lister, or being deleted."""
         try:
-            victim = self.handle.objects.get("v1", "Pod", last[1], last[0])
+            victim = self.handle.objects.get("v1", "Pod", name, namespace)
         except ObjectNotFound:
-            return False
-        return not (victim.get("metadata") or {}).get("deletionTimestamp")
+            return True
+        return bool((victim.get("metadata") or {}).get("deletionTimestamp"))
