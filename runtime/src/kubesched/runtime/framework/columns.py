@@ -97,15 +97,31 @@ class ColumnRunners:
                 return contract_error(name, "filter_columns", got)
             if not _count_nonzero(codes):
                 continue  # every node passes (the usual case)
-            nz = codes != 0
+            nz: Any = None  # the nodes this plugin decides (None: every node, code 0 passes)
+            sel = codes
             if first is not None:
+                nz = codes != 0
                 nz &= first == 0
                 if not _count_nonzero(nz):
                     continue
-            sel = codes[nz]
-            used = _used_codes(sel, statuses)
-            mapping = np.zeros(used[-1] + 1, np.int32)
-            for c in used:
+                sel = codes[nz]
+            # the distinct codes but 0, ascending, and where each node's is: the code itself
+            # when they are few (counted with bincount), else its index among them
+            used = _used_nonzero_codes(sel, statuses)
+            slots: Sequence[int]
+            if used is None:  # negative or large codes (0 among them when nz is None)
+                uniq, index = np.unique(sel, return_inverse=True)
+                index = index.reshape(-1)
+                used = uniq.tolist()
+                slots = range(len(used))
+                mapping = np.zeros(len(used), np.int32)
+            else:
+                index = sel
+                slots = used
+                mapping = np.zeros(used[-1] + 1, np.int32)
+            for c, k in zip(used, slots):
+                if c == 0:
+                    continue
                 try:
                     st = statuses[c]
                 except (IndexError, KeyError, TypeError):
@@ -113,10 +129,11 @@ class ColumnRunners:
                 if st is None or (isinstance(st, Status) and st.code is Code.SUCCESS):
                     continue  # "passes": the node stays for the next plugins
                 table.append(filter_verdict(name, st))
-                mapping[c] = len(table) - 1
-            if first is None:
-                first = np.zeros(n, np.int32)
-            first[nz] = mapping[sel]
+                mapping[k] = len(table) - 1
+            if first is None:  # (nz is None)
+                first = mapping[index]  # code 0's slot stays 0: the nodes that pass
+            else:
+                first[nz] = mapping[index]
         if first is None:
             first = np.zeros(n, np.int32)
         return first, table
@@ -215,18 +232,18 @@ class ColumnRunners:
         return np.asarray(got, np.int64)
 
 
-def _used_codes(sel: NDArray[Any], statuses: Any) -> list[int]:
-    """The distinct codes of ``sel`` (none is 0), ascending: counted with bincount when they
-    are few values (they index a list of statuses, or a mapping's are below
-    ``_BINCOUNT_MAX``, as NodeResourcesFit's bit codes), np.unique otherwise (negative codes,
-    large ones)."""
-    top = int(_max(sel))
+def _used_nonzero_codes(codes: NDArray[Any], statuses: Any) -> list[int] | None:
+    """The distinct codes of ``codes`` but 0, ascending, counted with bincount when they are
+    few values (they index a list of statuses, or a mapping's are below ``_BINCOUNT_MAX``, as
+    NodeResourcesFit's bit codes); None otherwise (negative codes, large ones, uint64)."""
+    top = int(_max(codes))
     if top < (len(statuses) if statuses.__class__ is list else _BINCOUNT_MAX):
         try:
-            return _flatnonzero(np.bincount(sel)).tolist()  # type: ignore[no-any-return]
+            used: list[int] = _flatnonzero(np.bincount(codes)).tolist()
         except (TypeError, ValueError):  # a negative code, uint64
-            pass
-    return np.unique(sel).tolist()  # type: ignore[no-any-return]
+            return None
+        return used[1:] if used[0] == 0 else used
+    return None
 
 
 def _out_of_range(vals: NDArray[Any]) -> bool:
