@@ -180,9 +180,21 @@ def balanced_pair_column_scorer(allocatable: NDArray[np.int64], allocated: NDArr
     np.abs(std, out=std)
     # int((1 - std) * MaxNodeScore): the float64 -> int64 cast truncates toward zero
     score = ((1 - std) * float(MAX_NODE_SCORE)).astype(np.int64)
-    d = _HALF + score[0] - score[1]
-    # _HALF + d / 2 in Go's int64 division (toward zero)
-    return _HALF + ((d + (d < 0)) >> 1)
+    # _HALF + d / 2 (Go's int64 division, toward zero) of d = _HALF + score[0] - score[1]: a
+    # table by score[0] - score[1] (-MAX..MAX; a negative index wraps to the table's end)
+    return _IMPROVEMENT.take(score[0] - score[1], mode="wrap")
+
+
+def _improvement_table() -> NDArray[np.int64]:
+    diff = np.arange(-MAX_NODE_SCORE, MAX_NODE_SCORE + 1)
+    d = _HALF + diff
+    out = np.empty(len(diff), np.int64)
+    out[diff] = _HALF + ((d + (d < 0)) >> 1)  # diff -k at index len - k
+    return out
+
+
+#: balanced_pair_column_scorer's result by score with the pod - score without it
+_IMPROVEMENT = _improvement_table()
 
 
 class BalancedAllocation:
