@@ -1117,16 +1117,47 @@ def test_subclass_overriding_is_preemption_allowed_takes_the_copying_path() -> N
     assert [(c.name, [p.name for p in c.victims]) for c in got] == [("node1", ["hi"])] and statuses == {}
 
 
-def test_async_preemption_leaves_a_held_preemptor_to_its_victims_delete_event() -> None:
-    """The last victim is still in the pod lister when the eviction ends (here: a waiting pod
-    preempted in memory; on a cluster: a delete whose watch event has not arrived): no recheck,
-    the event that removes it moves the preemptor as in Go; once it is gone, PreEnqueue lets the
-    preemptor in."""
+def test_async_preemption_waiting_victim_lets_the_held_preemptor_in_at_once() -> None:
+    """The last victim was a waiting pod preempted in memory: it stays in the pod lister (a
+    pending pod), no delete event will come, so a preemptor held meanwhile is looked at again
+    when the eviction ends and is not held any more."""
     v = _victim("v")
     pl, h, rec = executor_setup([v])
     done: list[Status] = []
     h.waiting_pods["v"] = _waiting(v, done)
     assert pl.actuate_pod_preemption(Candidate("node1", [Pod(v)]), Pod(PREEMPTOR)).is_success()
     assert rec.actions == [] and [st.code for st in done] == [Code.ERROR]
-    assert h.rechecked == [] and h.activated == []
+    assert [(p.name, plugin) for p, plugin in h.rechecked] == [("p", "DefaultPreemption")]
     assert pl.pre_enqueue(Pod(PREEMPTOR)) is None
+
+
+def test_async_preemption_holds_the_preemptor_until_the_watch_sees_its_last_victim_go() -> None:
+    """kubesched: the last victim's delete call returned but the informer's cache still holds it
+    (its watch event is to come): the preemptor stays held, without a recheck, until the victim
+    is out of the cache; its delete event is what moves it (else its cycle would still see the
+    victim and preempt again)."""
+    stored = [_victim("v1"), _victim("v2")]
+    pl, h, rec = executor_setup(stored)
+    lagging: list[tuple[str, str]] = []
+
+    class WatchLag:
+        """Deletes reach the cache only when the test says so."""
+
+        def __getattr__(self, attr: str) -> Any:
+            return getattr(rec, attr)
+
+        def delete(self, api_version: str, kind: str, name: str, namespace: str | None = None) -> None:
+            rec.actions.append(("delete", name))
+            lagging.append((name, namespace or "default"))
+
+    h._objects = WatchLag()
+    held = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, "waiting for the preemption for this pod to be finished")
+    assert pl.actuate_pod_preemption(Candidate("node1", [Pod(v) for v in stored]), Pod(PREEMPTOR)).is_success()
+    assert rec.actions == [("patch", "v1"), ("delete", "v1"), ("patch", "v2"), ("delete", "v2")]
+    assert h.rechecked == [] and h.activated == []
+    assert pl.pre_enqueue(Pod(PREEMPTOR)) == held
+    rec.store.delete("v1", "Pod", "v1", "default")  # the first victim's watch event
+    assert pl.pre_enqueue(Pod(PREEMPTOR)) == held
+    rec.store.delete("v1", "Pod", "v2", "default")  # the last one's
+    assert pl.pre_enqueue(Pod(PREEMPTOR)) is None
+    assert pl._preempting == set() and pl._last_victims == {}

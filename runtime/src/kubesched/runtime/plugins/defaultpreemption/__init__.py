@@ -60,6 +60,11 @@ Differences, and why:
 * The random offset of ``GetOffsetAndNumCandidates`` (``rand.Int31n``) comes from a plugin-local
   ``random.Random`` seeded with 0 (the Handle has no RNG), so simulations are reproducible; tests
   may replace :attr:`DefaultPreemption.get_offset_rand` as Go's tests replace ``getOffsetRand``.
+* The hold at PreEnqueue lasts until the last victim is out of the informer's cache, not only
+  until its delete call returned (a preemptor let in before the watch caught up still sees the
+  victim, fails and preempts again); and a preemptor held while its eviction ran is looked at
+  again when the eviction ends with the victim gone (Go waits for the next pod deletion, which
+  may never come: victims another preemptor had already evicted).
 * The lower-priority pods nominated to the node are read when the eviction is handed over, on
   the scheduling loop (the queue's nominator belongs to it); Go's goroutine reads them as its
   first step. Victims of one preemptor are evicted one after another (Go: in parallel).

@@ -42,11 +42,13 @@ class Executor:
         #: (Go's ``lastVictimsPendingPreemption``)
         self._last_victims: dict[str, tuple[str, str]] = {}
 
-    def preempt_pod(self, c: Candidate, preemptor: Pod, victim: Pod) -> None:
-        """Executor.PreemptPod: preempt a waiting victim in memory, otherwise mark and delete it."""
+    def preempt_pod(self, c: Candidate, preemptor: Pod, victim: Pod) -> bool:
+        """Executor.PreemptPod: preempt a waiting victim in memory, otherwise mark and delete it;
+        True when the victim was deleted through the API by this call."""
         h = self.handle
         event_message = f"Preempted by pod {preemptor.uid} on node {c.name}"
         wp = h.get_waiting_pod(victim.uid)
+        deleted = False
         if wp is not None and wp.preempt(self.name, "preempted"):
             event_message += " (in kube-scheduler memory)."
         else:
@@ -73,8 +75,10 @@ class Executor:
                 h.objects.delete("v1", "Pod", victim.name, victim.namespace)
             except ObjectNotFound:
                 log.info("Victim Pod %s is already deleted", victim.key)
-                return
+                return False
+            deleted = True
         h.event_recorder.event(victim.raw, "Normal", "Preempted", "Preempting", event_message, preemptor.raw)
+        return deleted
 
     def actuate_pod_preemption(self, c: Candidate, pod: Pod) -> Status:
         """actuatePodPreemption: evict ``c``'s victims for ``pod``, off the loop by default."""
@@ -134,6 +138,8 @@ class Executor:
         nominated = self._lower_priority_nominated(c.name, pod)
         with self._mu:
             self._preempting.add(pod.uid)
+            if len(self._last_victims) > 256:
+                self._forget_settled()
         run_async = getattr(self.handle, "run_async", None)
         if run_async is None:  # a handle without workers: at once
             self._evict(c, pod, victims, nominated)
@@ -143,9 +149,19 @@ class Executor:
     def _evict(self, c: Candidate, pod: Pod, victims: list[Pod], nominated: list[Pod]) -> None:
         """The goroutine of prepareCandidateAsync: clear the nominations, evict every victim but
         the last (stopping at the first error), then the last one while it is registered as
-        pending; then the preemptor is no longer preempting, and after any error it is
-        activated (it may sit in the unschedulable pods with every event ignored)."""
+        pending; after any error the preemptor is activated (it may sit in the unschedulable
+        pods with every event ignored).
+
+        kubesched holds the preemptor a little longer than Go: when the last victim was deleted
+        through the API but is still in the informer's cache, it stays pending (and the
+        preemptor held) until its delete event is seen, which also moves the preemptor (Go lets
+        it in once the call returned: popped before the watch caught up, its cycle still sees
+        the victims and it preempts again). When the victim is gone already, a preemptor held
+        meanwhile is looked at again now: Go waits for the next pod deletion, which never comes
+        when the victims' deletions were seen while it was held (victims another preemptor had
+        already evicted, "Victim Pod is already deleted") and no pod is deleted after."""
         ok = True
+        settle = False
         try:
             ok = self._clear_nominations(nominated)
             preempt_last = True
@@ -161,27 +177,21 @@ class Executor:
                 with self._mu:
                     self._last_victims[pod.uid] = (last.namespace, last.name)
                 try:
-                    self.preempt_pod(c, pod, last)
+                    settle = self.preempt_pod(c, pod, last) and not self._victim_gone(last.namespace, last.name)
                 except Exception as e:
                     log.error("Error occurred during async preemption of the last victim %s for %s: %s", last.key, pod.key, e)
                     ok = False
         finally:
             with self._mu:
-                self._preempting.discard(pod.uid)
-                self._last_victims.pop(pod.uid, None)
+                if not (ok and settle):
+                    self._preempting.discard(pod.uid)
+                    self._last_victims.pop(pod.uid, None)
             h = self.handle
             if not ok:
                 activate = getattr(h, "activate", None)
                 if activate is not None:
                     activate([pod])
-            elif self._victim_gone(victims[-1].namespace, victims[-1].name):
-                # kubesched: a preemptor held at PreEnqueue meanwhile is looked at again now that
-                # its last victim is out of the informer's cache (so is its delete event out of
-                # the informer: the cycle will see the node without it). Go waits for the next
-                # pod deletion, which never comes when the victims' deletions were seen while it
-                # was held (victims another preemptor had already evicted: "Victim Pod is
-                # already deleted") and no pod is deleted after: it would wait forever. A victim
-                # still cached has its delete event to come, which moves the pod as in Go.
+            elif not settle:
                 recheck = getattr(h, "recheck_gated", None)
                 if recheck is not None:
                     recheck([pod], self.name)
@@ -198,7 +208,21 @@ class Executor:
             last = self._last_victims.get(uid)
         if last is None:
             return True
-        return not self._victim_gone(*last)
+        if not self._victim_gone(*last):
+            return True
+        with self._mu:  # the eviction may be over: then nobody else clears it
+            if self._last_victims.get(uid) == last:
+                self._preempting.discard(uid)
+                del self._last_victims[uid]
+        return False
+
+    def _forget_settled(self) -> None:
+        """Drop the pending last victims that are gone (under the lock): a preemptor deleted
+        while held never asks PreEnqueue again, which is where an entry is dropped otherwise."""
+        for uid, last in list(self._last_victims.items()):
+            if self._victim_gone(*last):
+                self._preempting.discard(uid)
+                del self._last_victims[uid]
 
     def _victim_gone(self, namespace: str, name: str) -> bool:
         """The victim is out of the pod lister, or being deleted."""
