@@ -295,3 +295,24 @@ def test_a_bind_that_conflicts_is_done_when_the_pod_is_on_that_node_and_raised_o
     finally:
         w.stop()
     assert [(m, path) for m, path, body in api.applied] == [("GET", "/api/v1/namespaces/ns/pods/p"), ("GET", "/api/v1/namespaces/ns/pods/q")]
+
+
+def test_a_pods_status_write_goes_before_queued_events(api: FakeApiServer) -> None:
+    """Status writes (a failure's condition and nomination) are taken before events queued
+    earlier: kube-scheduler writes them in the scheduling goroutine and its events through a
+    separate broadcaster, and preemption reads the nomination back from the watch."""
+    events = "/apis/events.k8s.io/v1/namespaces/ns/events"
+    first = api.hold("POST", events)
+    w = Writer(api, reporting_controller="kubesched", instance="test", writers=1)  # type: ignore[arg-type]
+    try:
+        w.event(api.pods["p"], "Normal", "Preempted", "Preempting", "e1")
+        assert first.started.wait(WAIT)  # the one writer is busy with e1
+        w.event(api.pods["q"], "Normal", "Preempted", "Preempting", "e2")
+        w.event(api.pods["q"], "Normal", "Preempted", "Preempting", "e3")
+        w.update_pod_condition(_pod("p"), _unschedulable("p's"), "node-a")
+        first.release.set()
+        w.flush()
+    finally:
+        w.stop()
+    order = [body["note"] if path == events else _summary(m, path, body) for m, path, body in api.applied]
+    assert order == ["e1", ("status", "p", ["p's"], "node-a"), "e2", "e3"]

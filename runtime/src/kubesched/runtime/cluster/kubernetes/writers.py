@@ -6,7 +6,9 @@
   landed), the bind counts as done; otherwise the conflict is raised.
 * ``events.k8s.io/v1`` Events, the ``PodScheduled`` condition / ``nominatedNodeName`` and result
   annotations are queued and sent by a small pool of background writers, so the scheduling loop
-  never waits on them.
+  never waits on them. A pod's status and annotation writes are taken before events queued
+  earlier (kube-scheduler writes the former at once and the latter through a separate
+  broadcaster): a nomination never waits behind a burst of events.
 * The writes of one pod land in the order they were issued (kube-scheduler v1.36's API
   dispatcher, ``backend/api_dispatcher/call_queue.go``): a pod's status, and its annotations,
   have at most one write in flight; a newer write queued behind it is merged into the one
@@ -137,8 +139,14 @@ class Writer:
         lock = threading.Lock()
         self._work = threading.Condition(lock)
         self._done = threading.Condition(lock)
-        #: what a worker takes next, oldest first: an unordered write, or the key of a queued one
-        self._ready: deque[_Write | _Key] = deque()
+        #: what a worker takes next, oldest first: the key of a queued pod write (status,
+        #: annotations), taken before any event (kube-scheduler writes a failure's condition and
+        #: nomination at once, in the scheduling goroutine, and its events through a separate
+        #: broadcaster: a nomination must not wait behind a burst of events, since preemption
+        #: reads it back from the watch and a bind waits for it)
+        self._ready: deque[_Key] = deque()
+        #: unordered writes (events), oldest first
+        self._ready_events: deque[_Write] = deque()
         #: the one queued (not yet sent) write of each key (apiCalls)
         self._queued: dict[_Key, _Write] = {}
         #: keys with a write being sent, or their pod being bound (inFlightEntities)
@@ -209,7 +217,7 @@ class Writer:
         key = w.key
         with self._work:
             if key is None:
-                self._ready.append(w)
+                self._ready_events.append(w)
             else:
                 older = self._queued.get(key)
                 self._queued[key] = w
@@ -227,15 +235,14 @@ class Writer:
         while True:
             with self._work:
                 while True:
-                    while not self._ready:
+                    while not self._ready and not self._ready_events:
                         if self._closed:
                             return
                         self._work.wait()
-                    item = self._ready.popleft()
-                    if not isinstance(item, tuple):
-                        w, key = item, None
+                    if not self._ready:
+                        w, key = self._ready_events.popleft(), None
                         break
-                    key = item
+                    key = self._ready.popleft()
                     queued = self._queued.get(key)
                     if queued is not None and key not in self._busy:  # else dropped, or re-queued by who holds it
                         del self._queued[key]
