@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from kubesched.sdk import Status, hookimpl
 
+from .helper import SKIP
+
 __all__ = ["AzureDiskLimits", "EBSLimits", "GCEPDLimits"]
 
 
@@ -16,7 +18,7 @@ class _InTreeLimits:
 
     @hookimpl
     def pre_filter(self) -> Status:
-        return Status.skip()
+        return SKIP
 
     @hookimpl
     def filter(self) -> None:

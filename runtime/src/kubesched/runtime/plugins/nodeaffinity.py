@@ -54,7 +54,7 @@ from kubesched.sdk import (
 from kubesched.sdk.validation import label_value_errors as _is_valid_label_value
 from kubesched.sdk.validation import qualified_name_errors as _is_qualified_name
 
-from .helper import as_views, default_normalize_score
+from .helper import SKIP, as_views, default_normalize_score
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -646,7 +646,7 @@ class NodeAffinity:
         required = node_affinity.get("requiredDuringSchedulingIgnoredDuringExecution")
         if required is None and self.added_node_selector is None and pod.spec.get("nodeSelector") is None:
             # The Filter has nothing to do with this pod.
-            return Status(Code.SKIP)
+            return SKIP
         state.write(PRE_FILTER_STATE_KEY, _PreFilterState(_RequiredNodeAffinity(pod)))
         if required is None:
             return None
@@ -717,7 +717,7 @@ class NodeAffinity:
             return Status(Code.ERROR, _aggregate(preferred.errors))
         if preferred is None and self.added_pref_sched_terms is None:
             # The Score has nothing to do with this pod.
-            return Status(Code.SKIP)
+            return SKIP
         state.write(PRE_SCORE_STATE_KEY, _PreScoreState(preferred))
         return None
 

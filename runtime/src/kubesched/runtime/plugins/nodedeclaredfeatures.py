@@ -50,7 +50,7 @@ from kubesched.sdk import (
     hookimpl,
 )
 
-from .helper import as_views
+from .helper import SKIP, as_views
 
 __all__ = [
     "COMPONENT_VERSION",
@@ -206,13 +206,13 @@ class NodeDeclaredFeatures:
     @hookimpl
     def pre_filter(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:
         if not self.enabled:
-            return Status(Code.SKIP)
+            return SKIP
         try:
             reqs = self._infer(pod)
         except ValueError as e:
             return Status(Code.ERROR, str(e))
         if not reqs:
-            return Status(Code.SKIP)
+            return SKIP
         state.write(PRE_FILTER_STATE_KEY, _PreFilterState(reqs))
         return None
 

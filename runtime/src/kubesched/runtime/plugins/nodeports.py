@@ -43,7 +43,7 @@ from kubesched.sdk import (
 )
 
 from ..podindex import PodIndex
-from .helper import as_views
+from .helper import SKIP, as_views
 
 __all__ = ["ERR_REASON", "NodePorts", "fits"]
 
@@ -142,7 +142,7 @@ class NodePorts:
         ports = _host_ports(pod)
         if not ports:
             # A pod without host ports has nothing to check.
-            return Status(Code.SKIP)
+            return SKIP
         state.write(PRE_FILTER_STATE_KEY, _PreFilterState(ports))
         return None
 

@@ -35,6 +35,7 @@ from kubesched.sdk import (
     hookimpl,
 )
 
+from .helper import SKIP
 from .volumebinding.storage_helpers import ObjectCache, as_pod, meta, not_found_message, raw
 
 __all__ = [
@@ -221,7 +222,7 @@ class VolumeRestrictions:
                 if any(key in ni.pvc_ref_counts for ni in infos):
                     count += 1
         if not restricted and count == 0:
-            return Status.skip()
+            return SKIP
         state.write(PRE_FILTER_STATE_KEY, _PreFilterState(frozenset(pvcs), count, restricted))
         return None
 

@@ -34,6 +34,7 @@ from kubesched.sdk import (
     hookimpl,
 )
 
+from .helper import SKIP
 from .volumebinding.storage_helpers import (
     PV_API,
     ObjectCache,
@@ -212,7 +213,7 @@ class VolumeZone:
         if status is not None:
             return status
         if not topologies:
-            return Status.skip()
+            return SKIP
         state.write(PRE_FILTER_STATE_KEY, _StateData(topologies))
         return None
 

@@ -53,6 +53,7 @@ from kubesched.sdk import (
 
 from ...config._duration import parse_go_duration
 from ...dra.deviceclasses import DeviceClassResolver, resolver_for
+from ..helper import SKIP
 from . import hints
 from .allocation import allocate_on_node, check_claims
 from .args import DynamicResourcesArgs
@@ -206,7 +207,7 @@ class DynamicResources:
             ext, st = self._pre_filter_extended_resources(pod)
             if ext is None and st is None:
                 state.write(STATE_KEY, _EMPTY_STATE)
-                return Status.skip()
+                return SKIP
             s = DraState()
             state.write(STATE_KEY, s)
             if st is not None:
@@ -225,7 +226,7 @@ class DynamicResources:
         s.dra_extended_resource = ext
         claims = ClaimStore(user_claims, ext.claim if ext is not None else None)
         if claims.empty():
-            return Status.skip()
+            return SKIP
 
         st = check_claims(self, s, pod, claims)
         if st is not None:
@@ -476,7 +477,7 @@ class DynamicResources:
         if not isinstance(s, DraState):
             return Status(Code.ERROR, STATE_NOT_FOUND_MSG)
         if s.claims.empty():
-            return Status.skip()
+            return SKIP
         return None
 
     @hookimpl

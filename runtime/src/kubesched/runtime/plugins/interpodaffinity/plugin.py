@@ -69,7 +69,7 @@ from kubesched.sdk import (
 from kubesched.sdk.selectors import NOTHING
 
 from ...podindex import PodIndex, snapshot_columns
-from ..helper import as_views
+from ..helper import SKIP, as_views
 from .columns import filter_codes, normalize_rows, pre_filter_counts, pre_score_map, score_rows
 from .filtering import (
     ERR_REASON_AFFINITY_RULES_NOT_MATCH,
@@ -287,18 +287,18 @@ class InterPodAffinity:
             # Nothing to count: no term of the pod, and no pod on a node of the snapshot has a
             # required anti-affinity term (the snapshot keeps those nodes), so every table is
             # empty. The namespace is not read.
-            return Status.skip()
+            return SKIP
         ns_labels = self._namespace_labels(pod.namespace)
         if cols is not None:
             tables = pre_filter_counts(self.index, cols, pod, ns_labels, req_aff, req_anti)
             if not req_aff and not req_anti and not CountTables.any(tables.existing):
-                return Status.skip()
+                return SKIP
             state.write(PRE_FILTER_STATE_KEY, PreFilterState.from_tables(pod, req_aff, req_anti, ns_labels, tables))
             return None
         existing = existing_anti_affinity_counts(pod, ns_labels, nodes_with_anti)
         affinity, anti = incoming_affinity_anti_affinity_counts(req_aff, req_anti, nodes)
         if not existing and not req_aff and not req_anti:
-            return Status.skip()
+            return SKIP
         state.write(PRE_FILTER_STATE_KEY, PreFilterState(pod, req_aff, req_anti, ns_labels, existing, affinity, anti))
         return None
 
@@ -374,7 +374,7 @@ class InterPodAffinity:
         # Optionally ignore calculating preferences of existing pods' affinity rules
         # if the incoming pod has no inter-pod affinities.
         if self.args.ignore_preferred_terms_of_existing_pods and not has_constraints:
-            return Status.skip()
+            return SKIP
 
         # Unless the pod being scheduled has preferred affinity terms, we only
         # need to process nodes hosting pods with affinity.
@@ -405,14 +405,14 @@ class InterPodAffinity:
             # Nothing to score: no preferred term of the pod, and no pod on a node of the
             # snapshot has an affinity term (the snapshot keeps those nodes). The namespace is
             # not read.
-            return Status.skip()
+            return SKIP
         ns_labels = self._namespace_labels(pod.namespace)
         weight = self.args.hard_pod_affinity_weight
 
         if cols is not None:
             score_map, tables = pre_score_map(self.index, cols, pod, pref_aff, pref_anti, ns_labels, weight)
             if not score_map:
-                return Status.skip()
+                return SKIP
             state.write(PRE_SCORE_STATE_KEY, PreScoreState(score_map, cols, tables))
             return None
         topology_score: ScoreMap = {}
@@ -425,7 +425,7 @@ class InterPodAffinity:
             for existing in ni.pods if has_constraints else ni.pods_with_affinity:
                 process_existing_pod(topology_score, pod, pref_aff, pref_anti, ns_labels, existing, node, weight)
         if not topology_score:
-            return Status.skip()
+            return SKIP
         state.write(PRE_SCORE_STATE_KEY, PreScoreState(topology_score))
         return None
 

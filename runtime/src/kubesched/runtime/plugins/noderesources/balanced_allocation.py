@@ -40,6 +40,7 @@ from kubesched.sdk import (
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
+from ..helper import SKIP
 from .args import NodeResourcesBalancedAllocationArgs
 from .features import DEFAULT_FEATURES, Features
 from .fit import dra_resolver, dra_signature_refusal
@@ -239,7 +240,7 @@ class BalancedAllocation:
     def pre_score(self, state: CycleState, pod: Pod) -> Status | None:
         reqs = self.scorer.calculate_pod_resource_request_list(pod)
         if self.scorer.is_best_effort_pod(reqs):
-            return Status.skip()
+            return SKIP
         state.write(PRE_SCORE_STATE_KEY, _PreScoreState(reqs))
         return None
 

@@ -46,6 +46,7 @@ from kubesched.sdk import (
     hookimpl,
 )
 
+from ..helper import SKIP
 from ..volumebinding.storage_helpers import (
     PV_API,
     STORAGE_API,
@@ -280,7 +281,7 @@ class NodeVolumeLimits:
             if v.get("persistentVolumeClaim") is not None or v.get("ephemeral") is not None or is_inline_migratable(v):
                 state.write(PRE_FILTER_STATE_KEY, _State(self._handle.objects))
                 return None
-        return Status.skip()
+        return SKIP
 
     # Filter --------------------------------------------------------------------------------------
     @hookimpl

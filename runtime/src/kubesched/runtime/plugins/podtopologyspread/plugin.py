@@ -46,7 +46,7 @@ from kubesched.sdk import (
 from kubesched.sdk.columns import rows_of
 
 from ...podindex import PodIndex, snapshot_columns
-from ..helper import as_views
+from ..helper import SKIP, as_views
 from .args import DO_NOT_SCHEDULE, SCHEDULE_ANYWAY, SYSTEM_DEFAULTING, PodTopologySpreadArgs
 from .columns import (
     FilterColumns,
@@ -406,7 +406,7 @@ class PodTopologySpread:
                 e,
             )
         if not s.constraints:
-            return Status.skip()
+            return SKIP
         state.write(PRE_FILTER_STATE_KEY, s)
         return None
 
@@ -554,7 +554,7 @@ class PodTopologySpread:
         all_nodes = self._handle.snapshot().list()
         if not all_nodes:
             # No need to score.
-            return Status.skip()
+            return SKIP
         s = PreScoreState()
         # Only require that nodes have all the topology labels if using non-system-default
         # spreading rules. This allows nodes that don't have a zone label to still have
@@ -571,7 +571,7 @@ class PodTopologySpread:
                     e,
                 )
             if not s.constraints:
-                return Status.skip()
+                return SKIP
             rows = _rows_in(cols, nodes)
             if rows is not None:
                 s.ignored_nodes, s.topology_value_to_pod_counts, s.topology_normalizing_weight, s.columns = pre_score_counts(
@@ -589,7 +589,7 @@ class PodTopologySpread:
             )
         # Skip if the pod has no soft topology spread constraints.
         if not s.constraints:
-            return Status.skip()
+            return SKIP
 
         affinity_match = node_affinity_matcher(pod)
         enable_nip = self.enable_node_inclusion_policy

@@ -51,6 +51,7 @@ from kubesched.sdk import (
     hookimpl,
 )
 
+from ..helper import SKIP
 from .binder import (
     ERR_REASON_BIND_CONFLICT,
     ERR_REASON_NODE_CONFLICT,
@@ -468,7 +469,7 @@ class VolumeBinding:
             return Status.unresolvable(err)
         if not has_pvc:
             state.write(STATE_KEY, _StateData())
-            return Status.skip()
+            return SKIP
         try:
             claims = self.binder.get_pod_volume_claims(pod, cache)
         except BinderError as e:
@@ -521,14 +522,14 @@ class VolumeBinding:
     @hookimpl
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:
         if self._scorer is None:
-            return Status.skip()
+            return SKIP
         try:
             s = _get_state(state)
         except (KeyError, TypeError) as e:
             return Status.failed(str(e), e)
         if s.has_static_bindings or _storage_capacity_scoring():
             return None
-        return Status.skip()
+        return SKIP
 
     @hookimpl
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Any:
@@ -597,7 +598,7 @@ class VolumeBinding:
         except (KeyError, TypeError) as e:
             return Status.failed(str(e), e)
         if s.all_bound:
-            return Status.skip()
+            return SKIP
         if node_name not in s.pod_volumes_by_node:
             return Status.failed(f'{ERR_NO_POD_VOLUME_FOR_NODE} "{node_name}"')
         return None
