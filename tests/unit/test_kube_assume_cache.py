@@ -213,3 +213,16 @@ def test_is_older(cached: str | None, new: str, older: bool) -> None:
     from kubesched.runtime.cluster.kubernetes.informers import is_older
 
     assert is_older(_claim(new), None if cached is None else _claim(cached)) is older
+
+
+def test_peek_reads_the_cached_object_itself_and_none_when_absent() -> None:
+    """KubeObjects.peek (the object store's peek): the informer's object without a copy, None
+    for an object the cache does not hold (no API request); asynchronous preemption asks it
+    whether a victim is gone."""
+    server, inf, objs, _events = _setup(_claim("10"))
+    server.request = None  # type: ignore[assignment,method-assign]  # any API request fails the test
+    got = objs.peek(API, "ResourceClaim", "c1", "default")
+    assert got is inf.store["default/c1"]
+    assert objs.peek(API, "ResourceClaim", "c2", "default") is None
+    inf._handle({"type": "DELETED", "object": _claim("11")})
+    assert objs.peek(API, "ResourceClaim", "c1", "default") is None

@@ -492,7 +492,7 @@ class SchedulingQueue:
                 # an event its gating plugin does not register never moves a gated pod (nor does
                 # a wildcard one); one it does is asked of all its rejectors' hints, as for any
                 # other pod
-                if not self._registers(qpi, event):
+                if not self._registers(qpi, event, matching):
                     continue
             elif unsched or pending:
                 d = deaf.get(qpi.pod.scheduler_name)
@@ -588,11 +588,18 @@ class SchedulingQueue:
                         return True
         return False
 
-    def _registers(self, qpi: QueuedPodInfo, event: ClusterEvent) -> bool:
+    def _registers(self, qpi: QueuedPodInfo, event: ClusterEvent, matching: dict[tuple[str, str], tuple[Any, ...] | None]) -> bool:
         """MatchAnyClusterEvent(event, GatingPluginEvents): the pod's gating plugin registered
-        an event that matches (a plugin without EnqueueExtensions registers every event)."""
-        evs = self._events.get(qpi.pod.scheduler_name, {}).get(qpi.gating_plugin)
-        return evs is None or any(ewh.event.matches(event) for ewh in evs)
+        an event that matches (a plugin without EnqueueExtensions registers every event);
+        ``matching`` is the event's cache of matching registrations, as in ``_strategy``."""
+        key = (qpi.pod.scheduler_name, qpi.gating_plugin)
+        try:
+            evs = matching[key]
+        except KeyError:
+            registered = self._events.get(key[0], {}).get(key[1])
+            evs = None if registered is None else tuple(ewh for ewh in registered if ewh.event.matches(event))
+            matching[key] = evs
+        return evs is None or bool(evs)
 
     def _hint_failed(self, plugin: str, event: ClusterEvent, e: Exception) -> None:
         """A queueing hint raised: the pod is queued (QUEUE), as kube-scheduler does; logged at

@@ -73,6 +73,19 @@ class KubeObjects:
         gv, plural, namespaced = self._res(api_version, kind)
         return self._c.client.request("GET", api_path(gv, plural, namespaced, namespace or "default", name))
 
+    def peek(self, api_version: str, kind: str, name: str, namespace: str | None = None) -> Mapping[str, Any] | None:
+        """The cached object itself (read-only, no copy), or None when it is not cached (the
+        object store's ``peek``); without a usable informer, ``get``'s answer."""
+        inf = self._c.informer_for(kind, api_version)
+        if inf is not None and inf.synced.is_set() and not inf.forbidden:
+            with inf.lock:
+                obj: Mapping[str, Any] | None = inf.store.get(self._cache_key(api_version, kind, name, namespace))
+            return obj
+        try:
+            return self.get(api_version, kind, name, namespace)
+        except ObjectNotFound:
+            return None
+
     def list(self, api_version: str, kind: str, namespace: str | None = None, label_selector: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
         inf = self._c.informer_for(kind, api_version)
         if inf is not None and inf.synced.is_set() and not inf.forbidden:

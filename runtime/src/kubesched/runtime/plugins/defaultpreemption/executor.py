@@ -226,8 +226,15 @@ class Executor:
 
     def _victim_gone(self, namespace: str, name: str) -> bool:
         """The victim is out of the pod lister, or being deleted."""
-        try:
-            victim = self.handle.objects.get("v1", "Pod", name, namespace)
-        except ObjectNotFound:
-            return True
+        objects = self.handle.objects
+        peek = getattr(objects, "peek", None)  # the cached object, without a copy
+        if peek is not None:
+            victim = peek("v1", "Pod", name, namespace)
+            if victim is None:
+                return True
+        else:
+            try:
+                victim = objects.get("v1", "Pod", name, namespace)
+            except ObjectNotFound:
+                return True
         return bool((victim.get("metadata") or {}).get("deletionTimestamp"))
