@@ -805,3 +805,40 @@ def test_activate_gated_by_runs_pre_enqueue_again_only_for_that_plugins_pods():
     q.activate([held, other, _pod("waiting")], gated_by="DefaultPreemption")
     assert q.pending() == {"active": 1, "backoff": 0, "unschedulable": 1, "gated": 1}
     assert q.pop().pod.name == "held"
+
+
+def test_gated_pod_its_gating_plugin_still_holds_is_left_without_asking_the_hints():
+    """still_gated (the gating plugin's PreEnqueue alone, which Go's runPreEnqueuePlugins runs
+    first): a pod it still holds ends where Go's path (hints, requeue, PreEnqueue) leaves it,
+    gated, without the hints being asked; once it lets go, the hints decide as before."""
+    holding = {"on": False}
+    hints: list[str] = []
+
+    def fit_hint(pod: Pod, old: Any, new: Any) -> QueueingHint:
+        hints.append(pod.name)
+        return QueueingHint.QUEUE
+
+    def pre_enqueue(pod: Pod) -> Status:
+        if holding["on"]:
+            return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, "waiting for the preemption for this pod to be finished", plugin="DefaultPreemption")
+        return Status()
+
+    events = {
+        "DefaultPreemption": [ClusterEventWithHint(ClusterEvent(EventResource.POD.value, ActionType.DELETE), lambda p, o, n: QueueingHint.SKIP)],
+        "NodeResourcesFit": [ClusterEventWithHint(ClusterEvent(EventResource.POD.value, ActionType.DELETE), fit_hint)],
+    }
+    q, _clock = _queue(events, pre_enqueue=pre_enqueue, still_gated=lambda pod, plugin: plugin == "DefaultPreemption" and holding["on"],
+                       initial_backoff=0.0, max_backoff=0.0)
+    q.add(_pod("preemptor"))
+    qpi = q.pop()
+    q.requeue_failed(qpi, Status.unschedulable("Insufficient cpu"), {"NodeResourcesFit"})
+    holding["on"] = True
+    assert q.move_all_to_active_or_backoff(POD_DELETE) == 0  # gated by PreEnqueue on the way
+    assert hints == ["preemptor"] and qpi.gating_plugin == "DefaultPreemption"
+    assert q.move_all_to_active_or_backoff(POD_DELETE) == 0
+    assert hints == ["preemptor"]  # held: the hints were not asked
+    assert q.pending()["gated"] == 1
+    holding["on"] = False
+    assert q.move_all_to_active_or_backoff(POD_DELETE) == 1
+    assert hints == ["preemptor", "preemptor"]
+    assert q.pop().pod.name == "preemptor"

@@ -146,8 +146,12 @@ class FrameworkImpl(ScoreRunners, ReuseAndBatch, ColumnRunners):
     def queue_sort_func(self) -> Callable[[QueuedPodInfo, QueuedPodInfo], bool]:
         return self.entries["queue_sort_less"][0][1]
 
-    def run_pre_enqueue(self, pod: Pod) -> Status:
+    def run_pre_enqueue(self, pod: Pod, only: str = "") -> Status:
+        """The PreEnqueue plugins in order, up to the first that does not pass; with ``only``,
+        that plugin alone (the one gating a pod, which Go's runPreEnqueuePlugins runs first)."""
         for name, fn in self.entries["pre_enqueue"]:
+            if only and name != only:
+                continue
             try:
                 st = fn(pod)
             except Exception as e:

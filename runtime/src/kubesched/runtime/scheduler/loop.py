@@ -133,6 +133,7 @@ class Scheduler:
             initial_backoff=config.pod_initial_backoff_seconds,
             max_backoff=config.pod_max_backoff_seconds,
             pre_enqueue=self._pre_enqueue,
+            still_gated=self._still_gated,
             events={name: fw.events for name, fw in self.frameworks.items()},
             error_to_backoff=not simulated,
             metrics=metrics,
@@ -217,6 +218,10 @@ class Scheduler:
         if fw is None:
             return Status()
         return fw.run_pre_enqueue(pod)
+
+    def _still_gated(self, pod: Pod, plugin: str) -> bool:
+        fw = self.frameworks.get(pod.scheduler_name)
+        return fw is not None and not fw.run_pre_enqueue(pod, only=plugin).is_success()
 
     def _nominated_for_node(self, node_name: str) -> list[Pod]:
         return self.queue.nominator.pods_for_node(node_name)
