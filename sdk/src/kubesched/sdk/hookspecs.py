@@ -72,8 +72,11 @@ def events_to_register() -> Sequence[ClusterEventWithHint | ClusterEvent]:
     """EnqueueExtensions: which cluster events may make a pod this plugin rejected schedulable.
 
     Called once when the profile is built. When a pod was rejected (Unschedulable at PreFilter,
-    Filter, Reserve or Permit, or gated at PreEnqueue) by this plugin, only these events move it
-    back to the queue. A :class:`~kubesched.sdk.ClusterEventWithHint` may carry a queueing hint
+    Filter, Reserve or Permit) by this plugin, only these events move it back to the queue. A pod
+    gated at PreEnqueue moves only on an event its gating plugin registers; whether it moves is
+    then asked of the hints of all the plugins that rejected it, the gating one included
+    (kube-scheduler v1.36's rule), and PreEnqueue runs again. A
+    :class:`~kubesched.sdk.ClusterEventWithHint` may carry a queueing hint
     ``hint(pod, old_obj, new_obj) -> QueueingHint`` that returns ``QueueingHint.SKIP`` for events
     that cannot help. A plugin that does not implement this hook is requeued by any event.
     """
