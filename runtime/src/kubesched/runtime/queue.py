@@ -32,7 +32,6 @@ from kubesched.sdk import (
     EventResource,
     Pod,
     QueuedPodInfo,
-    QueueingHint,
     Status,
 )
 
@@ -45,6 +44,7 @@ __all__ = [
 ]
 
 from .nominator import Nominator
+from .requeue import QueueingHints
 
 log = logging.getLogger("kubesched")
 
@@ -162,15 +162,8 @@ class SchedulingQueue:
         self._pre_enqueue = pre_enqueue or (lambda _p: Status())
         #: whether the plugin gating a pod still rejects it at PreEnqueue (None: not known)
         self._still_gated = still_gated
-        #: scheduler name -> plugin -> events (None = every event)
-        self._events = events or {}
-        #: event -> (profile, plugin) -> the plugin's registrations that match the event (None:
-        #: the plugin registered none, so every event may help); events and registrations are
-        #: fixed, so each match is computed once
-        self._matching: dict[ClusterEvent, dict[tuple[str, str], tuple[Any, ...] | None]] = {}
-        #: event -> profile -> the plugins with registrations none of which matches the event:
-        #: a pod rejected only by such plugins stays where it is (``_deaf_to``)
-        self._deaf: dict[ClusterEvent, dict[str, frozenset[str]]] = {}
+        #: which events requeue which pods: the plugins' registrations and queueing hints
+        self._hints = QueueingHints(events or {})
         self._error_to_backoff = error_to_backoff
         self._metrics = metrics
         self._active = _Heap(less)
@@ -189,8 +182,6 @@ class SchedulingQueue:
         self._in_flight_events: list[tuple[int, ClusterEvent, Any, Any]] = []
         self._event_seq = 0
         self.nominator = Nominator()
-        #: (plugin, exception type) of the queueing hints that raised and were logged
-        self._hint_errors: set[tuple[str, type]] = set()
 
     # sizes ------------------------------------------------------------------------------------
     def pending(self) -> dict[str, int]:
@@ -346,10 +337,10 @@ class SchedulingQueue:
             # UpdatePodGeneratedResourceClaim, asked of the queueing hints (Update with QHint)
             event = ClusterEvent(EventResource.POD.value, ActionType.UPDATE_POD_GENERATED_RESOURCE_CLAIM)
             if qpi.gating_plugin:
-                if self._worth(qpi, event, old, new, {qpi.gating_plugin}):
+                if self._hints.worth(qpi, event, old, new, {qpi.gating_plugin}):
                     self._move_to_active(qpi, str(event))
                 return
-            strategy = self._strategy(qpi, event, old, new, self._matching_for(event), False)
+            strategy = self._hints.strategy(qpi, event, old, new, self._hints.matching_for(event), False)
             if strategy != "skip":
                 self._requeue(qpi, strategy, str(event))
             return
@@ -427,7 +418,7 @@ class SchedulingQueue:
         # and that one of its rejectors' hints says may help requeues it now
         strategy = "skip"
         for _seq, event, old, new in events if rejected else ():
-            got = self._strategy(qpi, event, old, new, self._matching_for(event), event.is_wildcard())
+            got = self._hints.strategy(qpi, event, old, new, self._hints.matching_for(event), event.is_wildcard())
             if got != "skip":
                 strategy = got
                 if got == "immediately":
@@ -441,12 +432,7 @@ class SchedulingQueue:
 
     def registered_for(self, resource: str, action: ActionType) -> bool:
         """Whether a plugin of some profile registered exactly this resource for this action."""
-        for plugin_events in self._events.values():
-            for evs in plugin_events.values():
-                for ewh in evs or ():
-                    if str(ewh.event.resource) == resource and ewh.event.action & action:
-                        return True
-        return False
+        return self._hints.registered_for(resource, action)
 
     def activate(self, pods: Iterable[Pod], *, gated_by: str = "") -> None:
         """Move these pods (if waiting in backoff or unschedulable) to activeQ; with
@@ -484,9 +470,9 @@ class SchedulingQueue:
             return 0  # the usual case: nothing waits for an event
         moved = 0
         label = str(event)
-        matching = self._matching_for(event)
+        matching = self._hints.matching_for(event)
         wildcard = event.is_wildcard()
-        deaf = {} if wildcard else self._deaf_to(event)
+        deaf = {} if wildcard else self._hints.deaf_to(event)
         for qpi in list(self._unschedulable.values()):
             if precheck is not None and not precheck(qpi.pod):
                 continue
@@ -495,7 +481,7 @@ class SchedulingQueue:
                 # an event its gating plugin does not register never moves a gated pod (nor does
                 # a wildcard one); one it does is asked of all its rejectors' hints, as for any
                 # other pod
-                if not self._registers(qpi, event, matching):
+                if not self._hints.registers(qpi, event, matching):
                     continue
                 # its gating plugin still holds it: where Go's path (the hints, then PreEnqueue
                 # with the gating plugin first) leaves it, in the same state, at a fraction of
@@ -505,123 +491,13 @@ class SchedulingQueue:
             elif unsched or pending:
                 d = deaf.get(qpi.pod.scheduler_name)
                 if d is not None and unsched <= d and pending <= d:
-                    continue  # what _strategy finds: no plugin of the pod's may react ("skip")
-            strategy = self._strategy(qpi, event, old, new, matching, wildcard)
+                    continue  # what QueueingHints.strategy finds: no plugin of the pod's may react ("skip")
+            strategy = self._hints.strategy(qpi, event, old, new, matching, wildcard)
             if strategy == "skip":
                 continue
             if self._requeue(qpi, strategy, label):
                 moved += 1
         return moved
-
-    def _strategy(
-        self,
-        qpi: QueuedPodInfo,
-        event: ClusterEvent,
-        old: Any,
-        new: Any,
-        matching: dict[tuple[str, str], tuple[Any, ...] | None],
-        wildcard: bool,
-    ) -> str:
-        """How ``event`` requeues ``qpi`` ("skip", "after_backoff", "immediately");
-        ``matching`` is the event's registrations per (profile, plugin) (``_matching_for``)."""
-        unsched, pending = qpi.unschedulable_plugins, qpi.pending_plugins
-        if (not unsched and not pending) or wildcard:
-            return "after_backoff"
-        profile = qpi.pod.scheduler_name
-        strategy = "skip"
-        # a plugin in both sets is looked at twice, to the same effect
-        for plugin in (*unsched, *pending) if pending else unsched:
-            try:
-                evs = matching[(profile, plugin)]
-            except KeyError:
-                registered = self._events.get(profile, {}).get(plugin)
-                evs = None if registered is None else tuple(ewh for ewh in registered if ewh.event.matches(event))
-                matching[(profile, plugin)] = evs
-            if evs is None:
-                # no EnqueueExtensions (or unknown plugin): any event may help
-                if plugin in qpi.pending_plugins:
-                    return "immediately"
-                strategy = "after_backoff"
-                continue
-            for ewh in evs:
-                hint = QueueingHint.QUEUE
-                if ewh.hint is not None:
-                    try:
-                        hint = ewh.hint(qpi.pod, old, new)
-                    except Exception as e:
-                        self._hint_failed(plugin, event, e)
-                        hint = QueueingHint.QUEUE
-                if hint == QueueingHint.SKIP:
-                    continue
-                if plugin in qpi.pending_plugins:
-                    return "immediately"
-                strategy = "after_backoff"
-        return strategy
-
-    def _deaf_to(self, event: ClusterEvent) -> dict[str, frozenset[str]]:
-        """Per profile, the plugins that registered events but none matching ``event``: for a pod
-        rejected by these alone, ``_strategy`` calls no hint and gives "skip"."""
-        d = self._deaf.get(event)
-        if d is None:
-            d = self._deaf[event] = {
-                profile: frozenset(p for p, evs in plugin_events.items() if evs is not None and not any(ewh.event.matches(event) for ewh in evs))
-                for profile, plugin_events in self._events.items()
-            }
-        return d
-
-    def _matching_for(self, event: ClusterEvent) -> dict[tuple[str, str], tuple[Any, ...] | None]:
-        """The cache of ``event``'s matching registrations (filled by ``_strategy``)."""
-        m = self._matching.get(event)
-        if m is None:
-            m = self._matching[event] = {}
-        return m
-
-    def _worth(self, qpi: QueuedPodInfo, event: ClusterEvent, old: Any, new: Any, plugins: set[str]) -> bool:
-        if event.is_wildcard():
-            return True
-        plugin_events = self._events.get(qpi.pod.scheduler_name, {})
-        for plugin in plugins:
-            evs = plugin_events.get(plugin)
-            if evs is None:
-                return True
-            for ewh in evs:
-                if ewh.event.matches(event):
-                    if ewh.hint is None:
-                        return True
-                    try:
-                        if ewh.hint(qpi.pod, old, new) != QueueingHint.SKIP:
-                            return True
-                    except Exception as e:
-                        self._hint_failed(plugin, event, e)
-                        return True
-        return False
-
-    def _registers(self, qpi: QueuedPodInfo, event: ClusterEvent, matching: dict[tuple[str, str], tuple[Any, ...] | None]) -> bool:
-        """MatchAnyClusterEvent(event, GatingPluginEvents): the pod's gating plugin registered
-        an event that matches (a plugin without EnqueueExtensions registers every event);
-        ``matching`` is the event's cache of matching registrations, as in ``_strategy``."""
-        key = (qpi.pod.scheduler_name, qpi.gating_plugin)
-        try:
-            evs = matching[key]
-        except KeyError:
-            registered = self._events.get(key[0], {}).get(key[1])
-            evs = None if registered is None else tuple(ewh for ewh in registered if ewh.event.matches(event))
-            matching[key] = evs
-        return evs is None or bool(evs)
-
-    def _hint_failed(self, plugin: str, event: ClusterEvent, e: Exception) -> None:
-        """A queueing hint raised: the pod is queued (QUEUE), as kube-scheduler does; logged at
-        ERROR once per (plugin, exception type), the traceback at debug level."""
-        key = (plugin, type(e))
-        if key in self._hint_errors:
-            return
-        self._hint_errors.add(key)
-        log.error(
-            'queueing hint of plugin "%s" failed on event %s: %s: %s; the pod is queued (logged once per plugin and exception type)',
-            plugin, event, type(e).__name__, e,
-        )
-        if log.isEnabledFor(logging.DEBUG):
-            log.debug('queueing hint of plugin "%s" failed', plugin, exc_info=(type(e), e, e.__traceback__))
 
     # timers -------------------------------------------------------------------------------------
     def flush_backoff_completed(self) -> int:
