@@ -1161,3 +1161,27 @@ def test_async_preemption_holds_the_preemptor_until_the_watch_sees_its_last_vict
     rec.store.delete("v1", "Pod", "v2", "default")  # the last one's
     assert pl.pre_enqueue(Pod(PREEMPTOR)) is None
     assert pl._preempting == set() and pl._last_victims == {}
+
+
+@pytest.mark.parametrize("api_version, asynchronous", [
+    ("kubescheduler.config.k8s.io/v1", True),
+    ("kubescheduler.config.k8s.io/v1beta3", True),
+    # v1beta2's defaults list DefaultPreemption at PostFilter only: nothing would hold the
+    # preemptor at PreEnqueue, so the victims are evicted within PostFilter
+    ("kubescheduler.config.k8s.io/v1beta2", False),
+])
+def test_evictions_are_asynchronous_only_where_pre_enqueue_holds_the_preemptor(api_version: str, asynchronous: bool) -> None:
+    cfg = load_config_data({"apiVersion": api_version, "kind": "KubeSchedulerConfiguration"})
+    sched = Scheduler(cfg, Registry.discover(), SimulatedCluster([]), simulated=True)
+    fw = sched.frameworks["default-scheduler"]
+    pl = fw.plugins["DefaultPreemption"]
+    assert pl._holds_at_pre_enqueue() is asynchronous
+    # a failed eviction: PostFilter's Error when synchronous; activation when asynchronous
+    failing = [_victim("fail-victim")]
+    _pl, h, _rec = executor_setup(failing, fail_delete=("fail-victim",))
+    h.plugins_at = fw.handle.plugins_at
+    st = _pl.actuate_pod_preemption(Candidate("node1", [Pod(v) for v in failing]), Pod(PREEMPTOR))
+    if asynchronous:
+        assert st.is_success() and [p.name for p in h.activated] == ["p"]
+    else:
+        assert (st.code, st.message) == (Code.ERROR, "delete pod failed") and h.activated == []

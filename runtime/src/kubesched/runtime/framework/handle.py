@@ -102,6 +102,11 @@ class FrameworkHandle:
         hold the plugin lifted without a cluster event; runtime plugins only)."""
         self._s.recheck_gated(list(pods), plugin)
 
+    def plugins_at(self, point: str) -> list[str]:
+        """The names of the profile's plugins that run at an extension point (camelCase, e.g.
+        ``preEnqueue``), in order (runtime plugins only)."""
+        return list(self._fw.points.get(point, ()))
+
     @property
     def metrics(self) -> Any:
         """The scheduler's metrics (``observe.metrics.Metrics``), or None (runtime plugins)."""

@@ -53,7 +53,9 @@ What is ported:
   rejectors' hints decide when it moves (the queue's gated-pod rule of v1.36). A failed eviction
   is logged and the preemptor is activated. The synchronous ``prepareCandidate`` (the gate off:
   victims first, then the nominations; a failure is PostFilter's Error) is kept behind the
-  private switch ``_async_preemption``, for Go's test tables.
+  private switch ``_async_preemption``, for Go's test tables, and is the path taken when the
+  profile does not run this plugin's PreEnqueue (a ``v1beta2`` file's defaults list it at
+  PostFilter only): nothing would hold the preemptor while its victims are evicted.
 
 Differences, and why:
 

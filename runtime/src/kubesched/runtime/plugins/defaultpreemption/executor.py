@@ -81,11 +81,17 @@ class Executor:
         return deleted
 
     def actuate_pod_preemption(self, c: Candidate, pod: Pod) -> Status:
-        """actuatePodPreemption: evict ``c``'s victims for ``pod``, off the loop by default."""
-        if self._async_preemption:
+        """actuatePodPreemption: evict ``c``'s victims for ``pod``, off the loop by default;
+        within this call when the profile does not run this plugin's PreEnqueue (a v1beta2
+        file's defaults list it at PostFilter only), which must hold the preemptor meanwhile."""
+        if self._async_preemption and self._holds_at_pre_enqueue():
             self.prepare_candidate_async(c, pod)
             return Status.success()
         return self.prepare_candidate(c, pod)
+
+    def _holds_at_pre_enqueue(self) -> bool:
+        plugins_at = getattr(self.handle, "plugins_at", None)
+        return plugins_at is None or self.name in plugins_at("preEnqueue")
 
     def _observe_victims(self, c: Candidate) -> None:
         metrics = getattr(self.handle, "metrics", None)
