@@ -842,3 +842,24 @@ def test_gated_pod_its_gating_plugin_still_holds_is_left_without_asking_the_hint
     assert q.move_all_to_active_or_backoff(POD_DELETE) == 1
     assert hints == ["preemptor", "preemptor"]
     assert q.pop().pod.name == "preemptor"
+
+
+def test_recheck_of_a_gated_pod_respects_its_backoff():
+    """queue.activate(gated_by=...) requeues the pod after its backoff (it failed a cycle just
+    before it was held), not straight into activeQ."""
+    holding = {"on": False}
+
+    def pre_enqueue(pod: Pod) -> Status:
+        return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, "held", plugin="DefaultPreemption") if holding["on"] else Status()
+
+    events = {"DefaultPreemption": [ClusterEventWithHint(ClusterEvent(EventResource.POD.value, ActionType.DELETE), None)]}
+    q, clock = _queue(events, pre_enqueue=pre_enqueue)
+    p = _pod("p")
+    q.add(p)
+    q.requeue_failed(q.pop(), Status.unschedulable("no"), {"DefaultPreemption"})
+    holding["on"] = True
+    q.move_all_to_active_or_backoff(POD_DELETE)
+    assert q.pending()["gated"] == 1
+    holding["on"] = False
+    q.activate([p], gated_by="DefaultPreemption")
+    assert q.pending() == {"active": 0, "backoff": 1, "unschedulable": 0, "gated": 0}

@@ -316,3 +316,27 @@ def test_a_pods_status_write_goes_before_queued_events(api: FakeApiServer) -> No
         w.stop()
     order = [body["note"] if path == events else _summary(m, path, body) for m, path, body in api.applied]
     assert order == ["e1", ("status", "p", ["p's"], "node-a"), "e2", "e3"]
+
+
+def test_events_are_not_starved_by_a_stream_of_pod_writes(api: FakeApiServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With pod writes and events both queued, one write in EVENT_EVERY is an event."""
+    monkeypatch.setattr(writers, "EVENT_EVERY", 2)
+    events = "/apis/events.k8s.io/v1/namespaces/ns/events"
+    names = [f"p{i}" for i in range(6)]
+    for n in names:
+        api.pods[n] = {"metadata": {"name": n, "namespace": "ns", "uid": f"uid-{n}", "annotations": {}}, "spec": {}, "status": {}}
+    first = api.hold("POST", events)
+    w = Writer(api, reporting_controller="kubesched", instance="test", writers=1)  # type: ignore[arg-type]
+    try:
+        w.event(api.pods["p"], "Normal", "Preempted", "Preempting", "e0")
+        assert first.started.wait(WAIT)
+        for i in (1, 2):
+            w.event(api.pods["q"], "Normal", "Preempted", "Preempting", f"e{i}")
+        for n in names:
+            w.update_pod_condition(_pod(n), _unschedulable(n), None)
+        first.release.set()
+        w.flush()
+    finally:
+        w.stop()
+    order = [body["note"] if path == events else path.split("/")[6] for m, path, body in api.applied]
+    assert order == ["e0", "p0", "p1", "e1", "p2", "p3", "e2", "p4", "p5"]

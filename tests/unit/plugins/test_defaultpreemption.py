@@ -1185,3 +1185,115 @@ def test_evictions_are_asynchronous_only_where_pre_enqueue_holds_the_preemptor(a
         assert st.is_success() and [p.name for p in h.activated] == ["p"]
     else:
         assert (st.code, st.message) == (Code.ERROR, "delete pod failed") and h.activated == []
+
+
+class _WatchLag:
+    """The object client of ``rec`` whose deletes reach the cache only when the test says so."""
+
+    def __init__(self, rec: RecordingObjects) -> None:
+        self.rec = rec
+
+    def __getattr__(self, attr: str) -> Any:
+        return getattr(self.rec, attr)
+
+    def delete(self, api_version: str, kind: str, name: str, namespace: str | None = None) -> None:
+        self.rec.actions.append(("delete", name))
+
+
+def test_async_preemption_a_victim_recreated_under_its_name_does_not_hold_the_preemptor() -> None:
+    """A StatefulSet recreates the victim under the same name before the loop sees its delete
+    event: the cached pod of that name has another uid, so it is not the victim any more."""
+    stored = [_victim("web-0")]
+    pl, h, rec = executor_setup(stored)
+    h._objects = _WatchLag(rec)
+    assert pl.actuate_pod_preemption(Candidate("node1", [Pod(v) for v in stored]), Pod(PREEMPTOR)).is_success()
+    assert pl.pre_enqueue(Pod(PREEMPTOR)) is not None  # held until the watch catches up
+    rec.store.delete("v1", "Pod", "web-0", "default")
+    new = _victim("web-0")
+    new["metadata"]["uid"] = "web-0-new"
+    rec.store.create({"apiVersion": "v1", "kind": "Pod", **new}, notify=False)
+    assert pl.pre_enqueue(Pod(PREEMPTOR)) is None
+    assert pl._preempting == set() and pl._last_victims == {} and pl._tokens == {}
+
+
+def test_async_preemption_holds_on_the_last_victim_it_deleted_when_the_last_is_already_gone() -> None:
+    """The last victim was already deleted by someone else (404): the hold lasts until the last
+    victim this eviction deleted leaves the cache (the earlier ones' deletions come before it
+    in the watch), so the preemptor's next cycle never sees them."""
+    stored = [_victim("v1")]
+    pl, h, rec = executor_setup(stored)
+    h._objects = _WatchLag(rec)
+    gone = _victim("v2")  # not in the store: already deleted
+    assert pl.actuate_pod_preemption(Candidate("node1", [Pod(stored[0]), Pod(gone)]), Pod(PREEMPTOR)).is_success()
+    assert rec.actions == [("patch", "v1"), ("delete", "v1"), ("patch", "v2")]
+    assert h.rechecked == []
+    assert pl.pre_enqueue(Pod(PREEMPTOR)) is not None
+    rec.store.delete("v1", "Pod", "v1", "default")
+    assert pl.pre_enqueue(Pod(PREEMPTOR)) is None
+
+
+def test_async_preemption_an_older_eviction_ending_late_leaves_a_newer_ones_hold() -> None:
+    """Two evictions for one preemptor (it was let in and preempted again before the first
+    eviction's worker ended): the first one's end does not clear the second one's hold."""
+    stored = [_victim("a"), _victim("b")]
+    pl, h, rec = executor_setup(stored)
+    later: list[Any] = []
+    h.run_async = later.append
+    preemptor = Pod(PREEMPTOR)
+    assert pl.actuate_pod_preemption(Candidate("node1", [Pod(stored[0])]), preemptor).is_success()
+    first = later.pop()
+    assert pl.actuate_pod_preemption(Candidate("node1", [Pod(stored[1])]), preemptor).is_success()
+    first()  # the first eviction ends now
+    held = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, "waiting for the preemption for this pod to be finished")
+    assert pl.pre_enqueue(preemptor) == held
+    assert h.rechecked == []
+    later.pop()()
+    assert pl.pre_enqueue(preemptor) is None
+    assert [(p.name, plugin) for p, plugin in h.rechecked] == [("p", "DefaultPreemption")]
+
+
+class _DeferredEvictions:
+    """The scheduler's executor on the simulated cluster, but the evictions wait for the test."""
+
+    def __init__(self) -> None:
+        self.later: list[Any] = []
+
+    def submit(self, fn: Any, /, *a: Any, **k: Any) -> None:
+        if "prepare_candidate_async" in getattr(fn, "__qualname__", ""):
+            self.later.append(fn)
+        else:
+            fn(*a, **k)
+
+    def shutdown(self, wait: bool = True) -> None:
+        pass
+
+
+@pytest.mark.parametrize("case", ["evicted", "held meanwhile", "victim gone meanwhile"])
+def test_async_preemption_through_the_scheduler_loop(ks: Any, case: str) -> None:
+    """The loop's wiring: the eviction runs later on the executor. "held meanwhile": a pod
+    deletion moves the preemptor to PreEnqueue, which holds it (gated by DefaultPreemption)
+    until the eviction's delete event. "victim gone meanwhile": someone else deletes the victim
+    while the preemptor is held, so no delete event is left to come; only the recheck at the
+    eviction's end (handle.recheck_gated -> the queue) lets it in. Each ends with it bound."""
+    ex = _DeferredEvictions()
+    manifests = ks.nodes(1, cpu="4") + [ks.pod("v", cpu="3", priority=0, node_name="n1")]
+    if case != "evicted":
+        manifests.append(ks.pod("o", cpu="100m", priority=0, node_name="n1"))
+    manifests.append(ks.pod("p", cpu="3", priority=100))
+    points = {"filter": ["NodeResourcesFit"], "preFilter": ["NodeResourcesFit"], "postFilter": ["DefaultPreemption"], "preEnqueue": ["DefaultPreemption"]}
+    r = ks.build({}, points, manifests, executor=ex)
+    r.start()
+    q = r.scheduler.queue
+    assert len(ex.later) == 1 and "p" not in r.bound()
+    if case != "evicted":
+        r.cluster.store.delete("v1", "Pod", "o", "default")
+        r.settle()
+        assert q.pending()["gated"] == 1
+    if case == "victim gone meanwhile":
+        r.cluster.store.delete("v1", "Pod", "v", "default")
+        r.settle()
+        assert q.pending()["gated"] == 1  # still held: its eviction has not run
+    ex.later.pop()()
+    r.settle()
+    assert q.pending()["gated"] == 0
+    assert r.bound().get("p") == "n1"

@@ -442,7 +442,7 @@ class SchedulingQueue:
             qpi = self._unschedulable.get(uid)
             if gated_by:
                 if qpi is not None and qpi.gating_plugin == gated_by:
-                    self._move_to_active(qpi, "ForceActivate")
+                    self._requeue(qpi, "after_backoff", "ForceActivate")  # its backoff still holds
                 continue
             if qpi is not None:
                 self._move_to_active(qpi, "ForceActivate")

@@ -89,6 +89,7 @@ class CountingObjects:
     def __init__(self, inner: Any) -> None:
         self._inner = inner
         self.pod_deletions = 0
+        self._count_lock = threading.Lock()  # evictions run on worker threads
         # reads and writes go straight to the cluster's client (no per-call indirection)
         self.get = inner.get
         self.list = inner.list
@@ -100,7 +101,8 @@ class CountingObjects:
     def delete(self, api_version: str, kind: str, name: str, namespace: str | None = None) -> None:
         self._inner.delete(api_version, kind, name, namespace)
         if kind == "Pod":
-            self.pod_deletions += 1
+            with self._count_lock:
+                self.pod_deletions += 1
 
 
 class Cycles:

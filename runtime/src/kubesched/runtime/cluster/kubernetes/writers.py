@@ -48,6 +48,8 @@ BIND_BACKOFF = Backoff(0.2, 5.0, jitter=0.2)
 #: reading a pod back after a bind conflict: every 0.5 s, 5 tries
 READ_BACK_BACKOFF = Backoff(0.5, 0.5)
 READ_BACK_ATTEMPTS = 5
+#: with pod writes and events queued, one write in this many is an event
+EVENT_EVERY = 8
 #: an event or status write that failed on 429, 5xx or a timeout: 0.5 s, doubling up to 5 s
 WRITE_BACKOFF = Backoff(0.5, 5.0, jitter=0.2)
 
@@ -147,6 +149,9 @@ class Writer:
         self._ready: deque[_Key] = deque()
         #: unordered writes (events), oldest first
         self._ready_events: deque[_Write] = deque()
+        #: pod writes taken since the last event: every EVENT_EVERY-th write is an event, so a
+        #: steady stream of pod writes never starves the events
+        self._since_event = 0
         #: the one queued (not yet sent) write of each key (apiCalls)
         self._queued: dict[_Key, _Write] = {}
         #: keys with a write being sent, or their pod being bound (inFlightEntities)
@@ -239,10 +244,12 @@ class Writer:
                         if self._closed:
                             return
                         self._work.wait()
-                    if not self._ready:
+                    if not self._ready or (self._ready_events and self._since_event >= EVENT_EVERY):
                         w, key = self._ready_events.popleft(), None
+                        self._since_event = 0
                         break
                     key = self._ready.popleft()
+                    self._since_event += 1
                     queued = self._queued.get(key)
                     if queued is not None and key not in self._busy:  # else dropped, or re-queued by who holds it
                         del self._queued[key]

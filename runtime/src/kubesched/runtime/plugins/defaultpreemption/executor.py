@@ -3,7 +3,7 @@ the chosen candidate's victims.
 
 With v1.36's default ``SchedulerAsyncPreemption`` the eviction runs off the scheduling loop
 (:meth:`Executor.prepare_candidate_async`, Go's ``prepareCandidateAsync``): PostFilter returns
-the nomination at once, the API calls go to ``handle.run_async`` (the binding workers on a real
+the nomination at once, the API calls go to ``handle.run_async`` (a pool of eviction workers on a real
 cluster; at once, in the caller, on the simulated cluster), and the preemptor is held at
 PreEnqueue until they are done (:meth:`Executor.is_pod_running_preemption`). The synchronous
 ``prepareCandidate`` (the gate off) is :meth:`Executor.prepare_candidate`."""
@@ -38,9 +38,13 @@ class Executor:
         self._mu = threading.Lock()
         #: preemptors whose eviction runs (Go's ``preempting``)
         self._preempting: set[str] = set()
-        #: preemptor uid -> (namespace, name) of its last victim while that one is evicted
-        #: (Go's ``lastVictimsPendingPreemption``)
-        self._last_victims: dict[str, tuple[str, str]] = {}
+        #: preemptor uid -> (namespace, name, uid) of its last victim while that one is evicted
+        #: (Go's ``lastVictimsPendingPreemption``; the uid tells a recreated pod of the same
+        #: name, a StatefulSet's, from the victim)
+        self._last_victims: dict[str, tuple[str, str, str]] = {}
+        #: preemptor uid -> the token of its current eviction: an older eviction that ends
+        #: late leaves a newer one's state alone
+        self._tokens: dict[str, object] = {}
 
     def preempt_pod(self, c: Candidate, preemptor: Pod, victim: Pod) -> bool:
         """Executor.PreemptPod: preempt a waiting victim in memory, otherwise mark and delete it;
@@ -142,38 +146,43 @@ class Executor:
             return
         self._observe_victims(c)
         nominated = self._lower_priority_nominated(c.name, pod)
+        token = object()
         with self._mu:
             self._preempting.add(pod.uid)
+            self._last_victims.pop(pod.uid, None)
+            self._tokens[pod.uid] = token
             if len(self._last_victims) > 256:
                 self._forget_settled()
         run_async = getattr(self.handle, "run_async", None)
         if run_async is None:  # a handle without workers: at once
-            self._evict(c, pod, victims, nominated)
+            self._evict(c, pod, victims, nominated, token)
         else:
-            run_async(lambda: self._evict(c, pod, victims, nominated))
+            run_async(lambda: self._evict(c, pod, victims, nominated, token))
 
-    def _evict(self, c: Candidate, pod: Pod, victims: list[Pod], nominated: list[Pod]) -> None:
+    def _evict(self, c: Candidate, pod: Pod, victims: list[Pod], nominated: list[Pod], token: object) -> None:
         """The goroutine of prepareCandidateAsync: clear the nominations, evict every victim but
         the last (stopping at the first error), then the last one while it is registered as
         pending; after any error the preemptor is activated (it may sit in the unschedulable
         pods with every event ignored).
 
-        kubesched holds the preemptor a little longer than Go: when the last victim was deleted
-        through the API but is still in the informer's cache, it stays pending (and the
+        kubesched holds the preemptor a little longer than Go: while the last victim this call
+        deleted through the API is still in the informer's cache, it stays pending (and the
         preemptor held) until its delete event is seen, which also moves the preemptor (Go lets
         it in once the call returned: popped before the watch caught up, its cycle still sees
-        the victims and it preempts again). When the victim is gone already, a preemptor held
-        meanwhile is looked at again now: Go waits for the next pod deletion, which never comes
-        when the victims' deletions were seen while it was held (victims another preemptor had
-        already evicted, "Victim Pod is already deleted") and no pod is deleted after."""
+        the victims and it preempts again); the watch delivers deletions in order, so the
+        earlier victims are gone by then. When it is gone already, a preemptor held meanwhile is
+        looked at again now: Go waits for the next pod deletion, which never comes when the
+        victims' deletions were seen while it was held (victims another preemptor had already
+        evicted, "Victim Pod is already deleted") and no pod is deleted after."""
         ok = True
-        settle = False
+        settle_on: tuple[str, str, str] | None = None  # the last victim deleted by this call
         try:
             ok = self._clear_nominations(nominated)
             preempt_last = True
             for victim in victims[:-1]:
                 try:
-                    self.preempt_pod(c, pod, victim)
+                    if self.preempt_pod(c, pod, victim):
+                        settle_on = (victim.namespace, victim.name, victim.uid)
                 except Exception as e:
                     log.error("Error occurred during async preemption of %s for %s: %s", victim.key, pod.key, e)
                     ok = preempt_last = False
@@ -181,26 +190,44 @@ class Executor:
             if preempt_last:
                 last = victims[-1]
                 with self._mu:
-                    self._last_victims[pod.uid] = (last.namespace, last.name)
+                    if self._tokens.get(pod.uid) is token:
+                        self._last_victims[pod.uid] = (last.namespace, last.name, last.uid)
                 try:
-                    settle = self.preempt_pod(c, pod, last) and not self._victim_gone(last.namespace, last.name)
+                    if self.preempt_pod(c, pod, last):
+                        settle_on = (last.namespace, last.name, last.uid)
                 except Exception as e:
                     log.error("Error occurred during async preemption of the last victim %s for %s: %s", last.key, pod.key, e)
                     ok = False
         finally:
-            with self._mu:
-                if not (ok and settle):
-                    self._preempting.discard(pod.uid)
-                    self._last_victims.pop(pod.uid, None)
-            h = self.handle
-            if not ok:
-                activate = getattr(h, "activate", None)
-                if activate is not None:
-                    activate([pod])
-            elif not settle:
-                recheck = getattr(h, "recheck_gated", None)
-                if recheck is not None:
-                    recheck([pod], self.name)
+            self._end_eviction(pod, token, ok, settle_on)
+
+    def _end_eviction(self, pod: Pod, token: object, ok: bool, settle_on: tuple[str, str, str] | None) -> None:
+        """After the eviction: keep holding while ``settle_on`` is cached, else let go of the
+        preemptor (activated after an error, rechecked otherwise); nothing when a newer
+        eviction of the same preemptor owns its state."""
+        try:
+            settle = ok and settle_on is not None and not self._victim_gone(*settle_on)
+        except Exception:  # the cache cannot be read: do not hold on to the preemptor
+            settle = False
+        with self._mu:
+            if self._tokens.get(pod.uid) is not token:
+                return
+            if settle:
+                assert settle_on is not None
+                self._last_victims[pod.uid] = settle_on
+            else:
+                self._preempting.discard(pod.uid)
+                self._last_victims.pop(pod.uid, None)
+                del self._tokens[pod.uid]
+        h = self.handle
+        if not ok:
+            activate = getattr(h, "activate", None)
+            if activate is not None:
+                activate([pod])
+        elif not settle:
+            recheck = getattr(h, "recheck_gated", None)
+            if recheck is not None:
+                recheck([pod], self.name)
 
     def is_pod_running_preemption(self, uid: str) -> bool:
         """IsPodRunningPreemption: the preemptor's eviction runs, unless only its last victim
@@ -220,6 +247,7 @@ class Executor:
             if self._last_victims.get(uid) == last:
                 self._preempting.discard(uid)
                 del self._last_victims[uid]
+                self._tokens.pop(uid, None)
         return False
 
     def _forget_settled(self) -> None:
@@ -229,9 +257,11 @@ class Executor:
             if self._victim_gone(*last):
                 self._preempting.discard(uid)
                 del self._last_victims[uid]
+                self._tokens.pop(uid, None)
 
-    def _victim_gone(self, namespace: str, name: str) -> bool:
-        """The victim is out of the pod lister, or being deleted."""
+    def _victim_gone(self, namespace: str, name: str, uid: str = "") -> bool:
+        """The victim is out of the pod lister (a pod of its name with another uid is a new
+        one), or being deleted."""
         objects = self.handle.objects
         peek = getattr(objects, "peek", None)  # the cached object, without a copy
         if peek is not None:
@@ -243,4 +273,5 @@ class Executor:
                 victim = objects.get("v1", "Pod", name, namespace)
             except ObjectNotFound:
                 return True
-        return bool((victim.get("metadata") or {}).get("deletionTimestamp"))
+        md = victim.get("metadata") or {}
+        return bool(md.get("deletionTimestamp")) or bool(uid and md.get("uid") and md.get("uid") != uid)
