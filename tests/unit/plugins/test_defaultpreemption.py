@@ -1131,6 +1131,19 @@ def test_async_preemption_waiting_victim_lets_the_held_preemptor_in_at_once() ->
     assert pl.pre_enqueue(Pod(PREEMPTOR)) is None
 
 
+class _WatchLag:
+    """The object client of ``rec`` whose deletes reach the cache only when the test says so."""
+
+    def __init__(self, rec: RecordingObjects) -> None:
+        self.rec = rec
+
+    def __getattr__(self, attr: str) -> Any:
+        return getattr(self.rec, attr)
+
+    def delete(self, api_version: str, kind: str, name: str, namespace: str | None = None) -> None:
+        self.rec.actions.append(("delete", name))
+
+
 def test_async_preemption_holds_the_preemptor_until_the_watch_sees_its_last_victim_go() -> None:
     """kubesched: the last victim's delete call returned but the informer's cache still holds it
     (its watch event is to come): the preemptor stays held, without a recheck, until the victim
@@ -1138,19 +1151,7 @@ def test_async_preemption_holds_the_preemptor_until_the_watch_sees_its_last_vict
     victim and preempt again)."""
     stored = [_victim("v1"), _victim("v2")]
     pl, h, rec = executor_setup(stored)
-    lagging: list[tuple[str, str]] = []
-
-    class WatchLag:
-        """Deletes reach the cache only when the test says so."""
-
-        def __getattr__(self, attr: str) -> Any:
-            return getattr(rec, attr)
-
-        def delete(self, api_version: str, kind: str, name: str, namespace: str | None = None) -> None:
-            rec.actions.append(("delete", name))
-            lagging.append((name, namespace or "default"))
-
-    h._objects = WatchLag()
+    h._objects = _WatchLag(rec)
     held = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, "waiting for the preemption for this pod to be finished")
     assert pl.actuate_pod_preemption(Candidate("node1", [Pod(v) for v in stored]), Pod(PREEMPTOR)).is_success()
     assert rec.actions == [("patch", "v1"), ("delete", "v1"), ("patch", "v2"), ("delete", "v2")]
@@ -1185,19 +1186,6 @@ def test_evictions_are_asynchronous_only_where_pre_enqueue_holds_the_preemptor(a
         assert st.is_success() and [p.name for p in h.activated] == ["p"]
     else:
         assert (st.code, st.message) == (Code.ERROR, "delete pod failed") and h.activated == []
-
-
-class _WatchLag:
-    """The object client of ``rec`` whose deletes reach the cache only when the test says so."""
-
-    def __init__(self, rec: RecordingObjects) -> None:
-        self.rec = rec
-
-    def __getattr__(self, attr: str) -> Any:
-        return getattr(self.rec, attr)
-
-    def delete(self, api_version: str, kind: str, name: str, namespace: str | None = None) -> None:
-        self.rec.actions.append(("delete", name))
 
 
 def test_async_preemption_a_victim_recreated_under_its_name_does_not_hold_the_preemptor() -> None:
