@@ -78,7 +78,7 @@ Differences, and why:
 
 Modules: :mod:`.plugin` (the plugin and the evaluator), :mod:`.victims` (candidates, the
 victims' order, PDBs, the choice of a node), :mod:`.reuse` (the dry run's kept results),
-:mod:`.executor` (the eviction), :mod:`.args`.
+:mod:`.executor` (the eviction, the PreEnqueue hold), :mod:`.args`.
 """
 
 from __future__ import annotations

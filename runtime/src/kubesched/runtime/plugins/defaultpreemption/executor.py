@@ -15,7 +15,17 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
-from kubesched.sdk import ObjectNotFound, Pod, Status
+from kubesched.sdk import (
+    ActionType,
+    ClusterEvent,
+    ClusterEventWithHint,
+    EventResource,
+    ObjectNotFound,
+    Pod,
+    QueueingHint,
+    Status,
+    hookimpl,
+)
 
 from .victims import DISRUPTION_TARGET, POD_REASON_PREEMPTION_BY_SCHEDULER, Candidate
 
@@ -25,7 +35,8 @@ log = logging.getLogger("kubesched.runtime.plugins.defaultpreemption")
 
 
 class Executor:
-    """PreemptPod, prepareCandidate(Async) and IsPodRunningPreemption, mixed into the plugin
+    """PreemptPod, prepareCandidate(Async), IsPodRunningPreemption and the PreEnqueue hold with
+    its EventsToRegister, mixed into the plugin
     (which gives ``handle`` and ``name`` and calls :meth:`_init_executor`)."""
 
     handle: Any
@@ -45,6 +56,21 @@ class Executor:
         #: preemptor uid -> the token of its current eviction: an older eviction that ends
         #: late leaves a newer one's state alone
         self._tokens: dict[str, object] = {}
+
+    @hookimpl
+    def pre_enqueue(self, pod: Pod) -> Status | None:
+        """Hold a preemptor while its victims are evicted (asynchronous preemption)."""
+        if self.is_pod_running_preemption(pod.uid):
+            return Status.unresolvable("waiting for the preemption for this pod to be finished")
+        return None
+
+    @hookimpl
+    def events_to_register(self) -> list[Any]:
+        if not self._async_preemption:
+            return []  # PreEnqueue never holds a pod
+        # a held preemptor may be let in after some pods' deletion; whether it is, is for the
+        # plugins that rejected it to say (they are among its rejectors), hence Skip here
+        return [ClusterEventWithHint(ClusterEvent(EventResource.POD.value, ActionType.DELETE), _skip)]
 
     def preempt_pod(self, c: Candidate, preemptor: Pod, victim: Pod) -> bool:
         """Executor.PreemptPod: preempt a waiting victim in memory, otherwise mark and delete it;
@@ -275,3 +301,7 @@ class Executor:
                 return True
         md = victim.get("metadata") or {}
         return bool(md.get("deletionTimestamp")) or bool(uid and md.get("uid") and md.get("uid") != uid)
+
+def _skip(pod: Any, old: Any, new: Any) -> QueueingHint:
+    """isPodSchedulableAfterPodDeletion: always Skip."""
+    return QueueingHint.SKIP

@@ -12,18 +12,13 @@ from typing import Any
 import numpy as np
 
 from kubesched.sdk import (
-    ActionType,
-    ClusterEvent,
-    ClusterEventWithHint,
     Code,
     CycleState,
-    EventResource,
     NodeColumns,
     NodeInfo,
     ObjectNotFound,
     Pod,
     PostFilterResult,
-    QueueingHint,
     Status,
     hookimpl,
 )
@@ -105,21 +100,6 @@ class DefaultPreemption(Executor):
         self._init_executor()
 
     # -- hooks ----------------------------------------------------------------------------------
-    @hookimpl
-    def pre_enqueue(self, pod: Pod) -> Status | None:
-        """Hold a preemptor while its victims are evicted (asynchronous preemption)."""
-        if self.is_pod_running_preemption(pod.uid):
-            return Status.unresolvable("waiting for the preemption for this pod to be finished")
-        return None
-
-    @hookimpl
-    def events_to_register(self) -> list[Any]:
-        if not self._async_preemption:
-            return []  # PreEnqueue never holds a pod
-        # a held preemptor may be let in after some pods' deletion; whether it is, is for the
-        # plugins that rejected it to say (they are among its rejectors), hence Skip here
-        return [ClusterEventWithHint(ClusterEvent(EventResource.POD.value, ActionType.DELETE), _skip)]
-
     @hookimpl
     def post_filter(self, state: CycleState, pod: Pod, filtered_node_status: Mapping[str, Status]) -> Any:
         result, status = self.preempt(state, pod, filtered_node_status)
@@ -616,7 +596,3 @@ def _sorted(pods: Sequence[Pod], less: Callable[[Pod, Pod], bool]) -> list[Pod]:
 
     return sorted(pods, key=functools.cmp_to_key(cmp))
 
-
-def _skip(pod: Any, old: Any, new: Any) -> QueueingHint:
-    """isPodSchedulableAfterPodDeletion: always Skip."""
-    return QueueingHint.SKIP
