@@ -844,9 +844,9 @@ def test_gated_pod_its_gating_plugin_still_holds_is_left_without_asking_the_hint
     assert q.pop().pod.name == "preemptor"
 
 
-def test_recheck_of_a_gated_pod_respects_its_backoff():
-    """queue.activate(gated_by=...) requeues the pod after its backoff (it failed a cycle just
-    before it was held), not straight into activeQ."""
+def test_recheck_of_a_gated_pod_moves_it_to_active_as_activate_does():
+    """queue.activate(gated_by=...) moves the pod it lets go straight to activeQ (Go's Activate:
+    moveToActiveQ, backoff or not), as kubesched measured fastest on the live bench."""
     holding = {"on": False}
 
     def pre_enqueue(pod: Pod) -> Status:
@@ -862,4 +862,4 @@ def test_recheck_of_a_gated_pod_respects_its_backoff():
     assert q.pending()["gated"] == 1
     holding["on"] = False
     q.activate([p], gated_by="DefaultPreemption")
-    assert q.pending() == {"active": 0, "backoff": 1, "unschedulable": 0, "gated": 0}
+    assert q.pending() == {"active": 1, "backoff": 0, "unschedulable": 0, "gated": 0}

@@ -442,7 +442,7 @@ class SchedulingQueue:
             qpi = self._unschedulable.get(uid)
             if gated_by:
                 if qpi is not None and qpi.gating_plugin == gated_by:
-                    self._requeue(qpi, "after_backoff", "ForceActivate")  # its backoff still holds
+                    self._move_to_active(qpi, "ForceActivate")  # as Go's Activate: moveToActiveQ
                 continue
             if qpi is not None:
                 self._move_to_active(qpi, "ForceActivate")

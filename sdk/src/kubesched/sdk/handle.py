@@ -201,7 +201,7 @@ class Handle(Protocol):
         ...
 
     def run_async(self, fn: Callable[[], None]) -> None:
-        """Run ``fn`` off the scheduling loop: on a worker pool of its own on a real cluster, at once
+        """Run ``fn`` off the scheduling loop: on the binding workers on a real cluster, at once
         (in the caller) on the simulated cluster, so simulations stay reproducible. For API
         calls whose result the cycle does not wait for (DefaultPreemption's evictions)."""
         ...

@@ -38,7 +38,7 @@ class FrameworkServices:
     add_timer: Callable[[float, Callable[[], None]], None] = lambda _d, _c: None
     tracer: Any = None
     metrics: Any = None
-    #: runs work off the scheduling loop (a worker pool of its own; at once on the simulated cluster)
+    #: runs work off the scheduling loop (the binding workers; at once on the simulated cluster)
     run_async: Callable[[Callable[[], None]], None] = lambda fn: fn()
     #: moves pods waiting in the queue to activeQ (any thread)
     activate: Callable[[list[Pod]], None] = lambda _pods: None

@@ -96,10 +96,6 @@ class Scheduler:
         self._stopping = False
         self._last_progress = 0.0
         self._executor = executor or (InlineExecutor() if simulated else WorkerPool(16, "binding"))
-        #: where handle.run_async work runs (preemption's evictions): a pool of its own on a real
-        #: cluster, so that binding cycles waiting in PreBind (volume provisioning, up to
-        #: bindTimeoutSeconds) never hold evictions back, nor evictions binds
-        self._async_executor = executor or (InlineExecutor() if simulated else WorkerPool(8, "evictions"))
         self.objects = CountingObjects(cluster.objects)
         self.frameworks: dict[str, Framework] = {}
         self._closed = False
@@ -208,7 +204,9 @@ class Scheduler:
         self._post(PermitDone(wp, status))
 
     def _run_async(self, fn: Callable[[], None]) -> None:
-        self._async_executor.submit(fn)
+        # the binding workers: a pool of its own for evictions measured slower on the live
+        # PreemptionBasic bench (more threads taking the GIL from the loop)
+        self._executor.submit(fn)
 
     def _activate_threadsafe(self, pods: list[Pod]) -> None:
         self._post(Activate(pods))
@@ -374,8 +372,6 @@ class Scheduler:
         self.drain()
         if not isinstance(self._executor, InlineExecutor):
             self._executor.shutdown(wait=wait)
-        if self._async_executor is not self._executor and not isinstance(self._async_executor, InlineExecutor):
-            self._async_executor.shutdown(wait=wait)
         self.drain()
         if not self._closed:
             self._closed = True

@@ -43,7 +43,7 @@ What is ported:
   event). A ``Preempted`` event is recorded on each victim.
 * Asynchronous preemption (``SchedulerAsyncPreemption``, beta and on by default since 1.33):
   PostFilter returns the nomination at once and ``prepareCandidateAsync``'s work runs on
-  ``handle.run_async`` (a pool of 8 eviction workers on a real cluster; at once, in the caller, on the
+  ``handle.run_async`` (the binding workers on a real cluster; at once, in the caller, on the
   simulated cluster, which keeps simulations reproducible): lower-priority pods nominated to the
   node have their nomination cleared, every victim but the last is evicted (stopping at the first
   error), then the last one while it is registered as pending; nothing is done when every victim

@@ -3,7 +3,7 @@ the chosen candidate's victims.
 
 With v1.36's default ``SchedulerAsyncPreemption`` the eviction runs off the scheduling loop
 (:meth:`Executor.prepare_candidate_async`, Go's ``prepareCandidateAsync``): PostFilter returns
-the nomination at once, the API calls go to ``handle.run_async`` (a pool of eviction workers on a real
+the nomination at once, the API calls go to ``handle.run_async`` (the binding workers on a real
 cluster; at once, in the caller, on the simulated cluster), and the preemptor is held at
 PreEnqueue until they are done (:meth:`Executor.is_pod_running_preemption`). The synchronous
 ``prepareCandidate`` (the gate off) is :meth:`Executor.prepare_candidate`."""
