@@ -69,9 +69,7 @@ class QueueingHints:
             try:
                 evs = matching[(profile, plugin)]
             except KeyError:
-                registered = self._events.get(profile, {}).get(plugin)
-                evs = None if registered is None else tuple(ewh for ewh in registered if ewh.event.matches(event))
-                matching[(profile, plugin)] = evs
+                evs = self._match(matching, (profile, plugin), event)
             if evs is None:
                 # no EnqueueExtensions (or unknown plugin): any event may help
                 if plugin in qpi.pending_plugins:
@@ -139,10 +137,16 @@ class QueueingHints:
         try:
             evs = matching[key]
         except KeyError:
-            registered = self._events.get(key[0], {}).get(key[1])
-            evs = None if registered is None else tuple(ewh for ewh in registered if ewh.event.matches(event))
-            matching[key] = evs
+            evs = self._match(matching, key, event)
         return evs is None or bool(evs)
+
+    def _match(self, matching: dict[tuple[str, str], tuple[Any, ...] | None], key: tuple[str, str], event: ClusterEvent) -> tuple[Any, ...] | None:
+        """A miss of ``matching``: the registrations of ``key``'s (profile, plugin) that match
+        ``event`` (None: it registered none), kept in ``matching``."""
+        registered = self._events.get(key[0], {}).get(key[1])
+        evs = None if registered is None else tuple(ewh for ewh in registered if ewh.event.matches(event))
+        matching[key] = evs
+        return evs
 
     def hint_failed(self, plugin: str, event: ClusterEvent, e: Exception) -> None:
         """A queueing hint raised: the pod is queued (QUEUE), as kube-scheduler does; logged at
